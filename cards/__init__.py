@@ -1,0 +1,1 @@
+"""The built-in collection: YAML card files shipped inside the wheel."""

@@ -1,0 +1,74 @@
+"""Helpers shared by the subcommands: errors, JSON output, the collection and the database path."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from deck.errors import DeckError
+
+
+class UsageError(DeckError):
+    """A bad flag value or request: reported as one line, exit 2."""
+
+
+def print_json(document: Any) -> None:
+    """One JSON document on stdout (numpy scalars and arrays converted)."""
+    json.dump(document, sys.stdout, indent=2, ensure_ascii=False, default=_jsonable)
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+
+
+def _jsonable(obj: Any) -> Any:
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    if hasattr(obj, "to_dict"):
+        return obj.to_dict()
+    if isinstance(obj, Path):
+        return str(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def builtin_cards_dir() -> Path:
+    """The collection shipped inside the package (``cards/`` at the wheel's top level)."""
+    import cards  # the package directory holding the YAML files
+
+    return Path(cards.__file__).resolve().parent
+
+
+def default_db_path() -> Path:
+    """``QUIZCOLL_DB`` if set, else the user data directory (XDG on Linux)."""
+    env = os.environ.get("QUIZCOLL_DB")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("quizcoll", appauthor=False)) / "reviews.sqlite3"
+
+
+def add_db_argument(parser: Any) -> None:
+    parser.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="review database (default: $QUIZCOLL_DB or the user data directory)",
+    )
+
+
+def add_cards_argument(parser: Any) -> None:
+    parser.add_argument(
+        "--cards",
+        action="append",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="card files or folders to use instead of the built-in collection (repeatable)",
+    )
+
+
+def add_json_argument(parser: Any) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")

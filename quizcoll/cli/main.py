@@ -1,0 +1,97 @@
+"""The ``quizcoll`` command: argument parsing and dispatch to one module per subcommand.
+
+Each subcommand lives in ``quizcoll/cli/cmd_<name>.py`` and exposes
+``add_arguments(parser)`` (cheap: no heavy imports) and ``run(args) -> int``.
+Only the chosen subcommand's module is imported, so ``--help`` stays fast and never
+imports textual or numpy. Bad input ends as one line on stderr and exit 2, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# name -> one-line help; order is the order shown in --help.
+SUBCOMMANDS: dict[str, str] = {
+    "tui": "open the terminal app (the default)",
+    "list": "list cards",
+    "show": "show one card, with a drawn instance and its worked answer",
+    "check": "validate card files and run every verify claim and computed answer",
+    "export": "export the cards to Markdown or Obsidian",
+    "review": "review due cards (spaced repetition)",
+    "stats": "review statistics",
+    "history": "export or import the review history as JSON",
+    "sim": "simulate a collective (bytes per rank, steps, modelled time)",
+    "vram": "inference memory of a model: weights, KV cache, activations",
+    "train-mem": "training memory per GPU with mixed-precision Adam and ZeRO",
+}
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse that exits 2 with one line (not the usage block) on a bad flag."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def _module_name(command: str) -> str:
+    return "quizcoll.cli.cmd_" + command.replace("-", "_")
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="quizcoll",
+        description="Interview flashcards with executable answers (collectives, GPU memory).",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
+    for name, help_ in SUBCOMMANDS.items():
+        module = importlib.import_module(_module_name(name))
+        p = sub.add_parser(name, help=help_, description=(module.__doc__ or help_).strip())
+        module.add_arguments(p)
+    return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return "quizcoll " + version("quizcoll")
+    except PackageNotFoundError:
+        return "quizcoll (not installed)"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
+        argv = ["tui", *argv]
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_OK
+    from deck.errors import DeckError
+    from quizcoll.cli.common import UsageError
+
+    module = importlib.import_module(_module_name(args.command))
+    try:
+        return int(module.run(args) or 0)
+    except (UsageError, DeckError) as exc:
+        print(f"quizcoll {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # `quizcoll list | head`: the reader left; that is not an error.
+        sys.stderr.close()
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
