@@ -11,6 +11,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+class Rating(enum.IntEnum):
+    """The four review grades (the same numbers as FSRS and Anki)."""
+
+    AGAIN = 1
+    HARD = 2
+    GOOD = 3
+    EASY = 4
+
+
 class CardType(enum.Enum):
     BASIC = "basic"  # self-graded: reveal the back, rate yourself
     CHOICE = "choice"  # one or several correct options
