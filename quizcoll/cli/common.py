@@ -72,3 +72,9 @@ def add_cards_argument(parser: Any) -> None:
 
 def add_json_argument(parser: Any) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+
+def report_problems(problems: Any) -> None:
+    """One line per card-file problem on stderr."""
+    for p in problems:
+        print(p.format(), file=sys.stderr)

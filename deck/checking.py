@@ -1,0 +1,365 @@
+"""Answer checking: the exact answer of an instance, and the verdict on what a user typed.
+
+:func:`solve` computes an instance's exact answer (running its executable through the
+registry) with a worked solution; :func:`check_answer` judges typed text against it
+and suggests an FSRS rating. Nothing here raises on bad user text: a verdict says
+what was wrong with it.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from deck import units
+from deck.errors import DeckError
+from deck.instances import Instance, render_text
+from deck.model import AnswerSpec, Card, CardType, Computation, Rating
+from deck.placeholders import fill
+from deck.registry import Registry
+
+SLOW_ANSWER_S = 60.0  # a right answer that took longer than this suggests Hard
+FORMULA_SAMPLES = 12
+_PHYSICAL = (units.Dim.BYTES, units.Dim.RATE, units.Dim.SECONDS)
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The exact answer of one instance and how it was obtained."""
+
+    value: float | None
+    text: str
+    dim: units.Dim | None = None
+    unit: str = ""
+    result: Mapping[str, Any] | None = None
+    args: Mapping[str, Any] | None = None
+    explanation: str = ""
+    back: str = ""
+    formula: str = ""
+
+    def markdown(self) -> str:
+        parts = [p for p in (self.back.strip(), self.explanation.strip()) if p]
+        return "\n\n".join(parts)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the checker concluded. ``correct`` is None for a self-graded card."""
+
+    correct: bool | None
+    given: str
+    exact: str
+    solution: str
+    suggested: Rating
+    message: str
+    detail: Solution | None = field(default=None, compare=False)
+
+
+class CheckError(DeckError):
+    """An instance whose exact answer cannot be computed (a card or executable fault)."""
+
+
+# ---------------------------------------------------------------------- solving
+
+
+def resolve_args(comp: Computation, instance: Instance) -> dict[str, Any]:
+    """Arguments of ``comp`` with ``{param}``, placeholders and ``= expr`` resolved."""
+    out: dict[str, Any] = {}
+    for key, value in comp.args:
+        out[key] = resolve_value(value, instance.values, instance.shown)
+    return out
+
+
+def resolve_value(value: Any, values: Mapping[str, Any], shown: Mapping[str, str]) -> Any:
+    if not isinstance(value, str):
+        return value
+    s = value.strip()
+    m = re.fullmatch(r"\{([^{}.]+)\}", s)
+    if m and m.group(1) in values:
+        return values[m.group(1)]
+    if s.startswith("="):
+        from deck.formula import evaluate
+
+        result = evaluate(s[1:], {k: v for k, v in values.items() if isinstance(v, int | float)})
+        return int(result) if float(result).is_integer() else result
+    return fill(value, {k: str(v) for k, v in values.items()}) if "{" in value else value
+
+
+def answer_dim(card: Card, registry: Registry | None) -> units.Dim | None:
+    """The dimension a numeric card's answer is measured in."""
+    a = card.answer
+    if a is None:
+        return None
+    if a.unit and units.is_unit(a.unit):
+        return units.unit_dim(a.unit)
+    if a.computation is not None and registry is not None and a.computation.run in registry:
+        f = registry.get(a.computation.run).field_(a.computation.field)
+        if f is not None:
+            return f.dimension
+    return units.Dim.COUNT
+
+
+def format_answer(value: float, dim: units.Dim | None, unit: str) -> str:
+    """The exact answer for humans: GiB and GB both for bytes; the card's unit first."""
+    if dim is units.Dim.BYTES:
+        both = units.format_bytes_both(value)
+        if unit and units.is_unit(unit) and unit not in ("B", "byte", "bytes"):
+            first = units.format_in(value, unit)
+            return f"{first} = {both}" if first not in both else both
+        if abs(value) >= 1000:
+            return f"{units.format_count(value, 'bytes')} = {both}"
+        return both
+    return units.format_value(value, dim, unit)
+
+
+def solve(card: Card, instance: Instance, registry: Registry | None) -> Solution:
+    """Compute the exact answer of ``instance``; raise :class:`CheckError` if that fails."""
+    a = card.answer
+    if card.type is CardType.FORMULA and a is not None and a.formula:
+        from deck.formula import parse
+
+        expr = parse(a.formula)
+        back = render_text(card.back, instance, {"answer": str(expr)})
+        return Solution(None, str(expr), back=back, formula=a.formula)
+    if card.type is CardType.CHOICE:
+        order = instance.option_order or tuple(range(len(card.options)))
+        letters = [chr(ord("a") + order.index(i)) for i in card.correct]
+        texts = [render_text(card.options[i], instance) for i in card.correct]
+        exact = "; ".join(f"{ltr}) {t}" for ltr, t in sorted(zip(letters, texts, strict=True)))
+        return Solution(None, exact, back=render_text(card.back, instance, {"answer": exact}))
+    if card.type is not CardType.NUMERIC or a is None:
+        return Solution(None, "", back=render_text(card.back, instance))
+    return _solve_numeric(card, a, instance, registry)
+
+
+def _solve_numeric(
+    card: Card, a: AnswerSpec, instance: Instance, registry: Registry | None
+) -> Solution:
+    dim = answer_dim(card, registry)
+    result: Mapping[str, Any] | None = None
+    args: dict[str, Any] | None = None
+    explanation = ""
+    try:
+        if a.computation is not None:
+            if registry is None:
+                raise CheckError("this card needs the executables registry")
+            args = resolve_args(a.computation, instance)
+            ex = registry.get(a.computation.run)
+            bound = ex.bind(args)
+            result = registry.call(a.computation.run, bound)
+            value = result[a.computation.field]
+            if ex.explain is not None:
+                explanation = ex.explain(bound, result)
+            args = bound
+        elif a.value is not None:
+            value = a.value
+        else:
+            from deck.formula import evaluate
+
+            assert a.expr is not None
+            value = evaluate(
+                a.expr, {k: v for k, v in instance.values.items() if isinstance(v, int | float)}
+            )
+    except DeckError as exc:
+        raise CheckError(f"card {card.id!r} (seed {instance.seed}): {exc}") from None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CheckError(f"card {card.id!r}: the answer field gave {value!r}, not a number")
+    value = float(value)
+    text = format_answer(value, dim, a.unit)
+    extra = {"answer": text}
+    if result is not None:
+        extra.update({f"result.{k}": _format_result(v) for k, v in result.items() if _simple(v)})
+    back = render_text(card.back, instance, extra)
+    return Solution(value, text, dim, a.unit, result, args, explanation, back)
+
+
+def _simple(v: Any) -> bool:
+    return isinstance(v, str | int | float) and not isinstance(v, bool)
+
+
+def _format_result(v: Any) -> str:
+    if isinstance(v, str):
+        return v
+    return units.format_number(v)
+
+
+# ---------------------------------------------------------------------- checking
+
+
+def _suggest(correct: bool, attempts: int, elapsed_s: float | None) -> Rating:
+    if not correct:
+        return Rating.AGAIN
+    if attempts > 1 or (elapsed_s is not None and elapsed_s > SLOW_ANSWER_S):
+        return Rating.HARD
+    return Rating.GOOD
+
+
+def reveal(card: Card, instance: Instance, registry: Registry | None) -> Verdict:
+    """The verdict of a self-graded (basic) card: the back, rating suggested Good."""
+    sol = solve(card, instance, registry)
+    return Verdict(
+        None,
+        "",
+        sol.text,
+        sol.markdown(),
+        Rating.GOOD,
+        "Self-graded: compare with the answer.",
+        sol,
+    )
+
+
+def check_answer(
+    card: Card,
+    instance: Instance,
+    answer: str,
+    registry: Registry | None,
+    *,
+    attempts: int = 1,
+    elapsed_s: float | None = None,
+    solution: Solution | None = None,
+) -> Verdict:
+    """Judge ``answer`` for ``instance`` of ``card``."""
+    if card.type is CardType.BASIC:
+        return reveal(card, instance, registry)
+    sol = solution or solve(card, instance, registry)
+    given = answer.strip()
+    if not given:
+        ok, note = False, "No answer given."
+    elif card.type is CardType.NUMERIC:
+        ok, note = _check_numeric(card, sol, given)
+    elif card.type is CardType.FORMULA:
+        ok, note = _check_formula(card, instance, given)
+    else:
+        ok, note = _check_choice(card, instance, given)
+    head = "Correct" if ok else "Not quite"
+    message = f"{head}: {note}" if note else head
+    if not ok or sol.text not in message:
+        message += f" The answer is {sol.text}."
+    return Verdict(
+        ok, given, sol.text, sol.markdown(), _suggest(ok, attempts, elapsed_s), message, sol
+    )
+
+
+def _check_numeric(card: Card, sol: Solution, given: str) -> tuple[bool, str]:
+    a = card.answer
+    assert a is not None and sol.value is not None
+    unit = a.unit
+    physical = bool(unit) and units.is_unit(unit)
+    label = unit if unit and not physical else None
+    dim = (
+        sol.dim
+        if sol.dim in _PHYSICAL
+        else (sol.dim if sol.dim in (units.Dim.COUNT, units.Dim.RATIO) else units.Dim.COUNT)
+    )
+    # People paste the shown answer back ("13.04 GiB (14.00 GB)", "x = y"): read the first reading.
+    given = re.sub(r"\s*\(.*\)\s*$", "", given).split(" = ")[0].strip() or given
+    try:
+        q = units.parse_quantity(given, dim, label=label)
+    except units.UnitError as exc:
+        return False, f"could not read {given!r}: {exc}."
+    candidates = q.candidates
+    if not q.unit and physical:
+        f = units.lookup_unit(unit).factor
+        candidates = tuple(c * f for c in candidates)
+    if a.strict_unit and physical and q.unit and units.is_unit(q.unit):
+        binary_wanted = "i" in unit
+        binary_given = "i" in units.lookup_unit(q.unit).symbol
+        if binary_wanted != binary_given and units.lookup_unit(q.unit).factor != 1:
+            return False, f"this question asks for {unit}, and {q.unit} is a different unit."
+    hits = [c for c in candidates if a.tolerance.accepts(c, sol.value)]
+    if hits:
+        if q.ambiguous:
+            return True, (
+                f"{given} read as {units.format_bytes(hits[0], binary=hits[0] == candidates[1])}; "
+                f"the exact answer is {units.format_bytes_both(sol.value)} (a bare G is ambiguous: write GB or GiB)."
+            )
+        return True, ""
+    note = f"{given} is {_relative(candidates[0], sol.value)}."
+    if sol.dim is units.Dim.BYTES and q.unit and units.is_unit(q.unit):
+        # The classic slip: the right number read in the other unit family (GB vs GiB).
+        u = units.lookup_unit(q.unit)
+        twin = q.unit.replace("iB", "B") if "iB" in q.unit else q.unit.replace("B", "iB", 1)
+        if units.is_unit(twin):
+            alt = candidates[0] / u.factor * units.lookup_unit(twin).factor
+            if a.tolerance.accepts(alt, sol.value):
+                note = (
+                    f"{given} would be right in {twin}: GB is 10^9 bytes, GiB is 2^30 (7.4% apart)."
+                )
+    return False, note
+
+
+def _relative(given: float, exact: float) -> str:
+    if exact == 0:
+        return "off"
+    ratio = given / exact
+    if 0 < ratio < 1:
+        return f"{(1 - ratio) * 100:.3g}% too low" if ratio > 0.5 else f"{1 / ratio:.3g}× too low"
+    if ratio > 1:
+        return f"{(ratio - 1) * 100:.3g}% too high" if ratio < 2 else f"{ratio:.3g}× too high"
+    return "of the wrong sign"
+
+
+def formula_samples(card: Card, seed: int, n: int = FORMULA_SAMPLES) -> list[dict[str, float]]:
+    rng = random.Random(f"samples:{card.id}:{seed}")
+    points = []
+    for _ in range(n):
+        point = {}
+        for v in card.variables:
+            point[v.name] = (
+                float(rng.randint(int(v.low), int(v.high)))
+                if v.integer
+                else rng.uniform(v.low, v.high)
+            )
+        points.append(point)
+    return points
+
+
+def _check_formula(card: Card, instance: Instance, given: str) -> tuple[bool, str]:
+    from deck.formula import FormulaError, equivalent, parse, resolve_names
+
+    a = card.answer
+    assert a is not None and a.formula is not None
+    expected = parse(a.formula)
+    try:
+        typed = resolve_names(parse(given), [v.name for v in card.variables])
+    except FormulaError as exc:
+        return False, f"could not read {given!r}: {exc}."
+    if equivalent(
+        expected, typed, formula_samples(card, instance.seed), rel_tol=max(a.tolerance.rel, 1e-9)
+    ):
+        return True, f"{typed} is equivalent to {expected}."
+    return False, f"{typed} differs from the expected expression at sample points."
+
+
+def _check_choice(card: Card, instance: Instance, given: str) -> tuple[bool, str]:
+    order = instance.option_order or tuple(range(len(card.options)))
+    texts = [render_text(card.options[i], instance).strip().lower() for i in order]
+    picked: set[int] = set()
+    if given.strip().lower() in texts:
+        picked.add(order[texts.index(given.strip().lower())])
+    else:
+        for token in re.split(r"[\s,;/&]+|\band\b", given.strip().lower()):
+            token = token.strip(").")
+            if not token:
+                continue
+            if len(token) == 1 and "a" <= token <= "z":
+                pos = ord(token) - ord("a")
+            elif token.isdigit():
+                pos = int(token) - 1
+            else:
+                return (
+                    False,
+                    f"{token!r} is not an option letter (a–{chr(ord('a') + len(order) - 1)}).",
+                )
+            if not 0 <= pos < len(order):
+                return False, f"there is no option {token!r}."
+            picked.add(order[pos])
+    want = set(card.correct)
+    if picked == want:
+        return True, ""
+    if picked < want:
+        return False, f"{len(want - picked)} more option(s) are correct."
+    return False, ""
