@@ -347,7 +347,7 @@ def _check_choice(card: Card, instance: Instance, given: str) -> tuple[bool, str
                 continue
             if len(token) == 1 and "a" <= token <= "z":
                 pos = ord(token) - ord("a")
-            elif token.isdigit():
+            elif token.isascii() and token.isdigit():
                 pos = int(token) - 1
             else:
                 return (

@@ -66,7 +66,8 @@ def card_markdown(card: Card, seed: int, registry: Registry | None) -> str:
     if card.parametric and card.params:
         lines += [f"*One instance (seed {seed}); every review draws new values.*", ""]
     if answer:
-        lines += [f"**Answer:** {answer}", ""]
+        shown = f"`{answer}`" if card.type is CardType.FORMULA else answer
+        lines += [f"**Answer:** {shown}", ""]
     if solution:
         lines += [solution, ""]
     if card.verify:

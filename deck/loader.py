@@ -335,6 +335,8 @@ class _FileValidator:
         card_source = self.text(m, "source", "source") or source
         params = self.params(m)
         param_names = {p.name for p in params}
+        # A parameter with a bad spec is already reported; its placeholders are not errors too.
+        declared = set(m["params"]) if isinstance(m.get("params"), LMap) else set()
 
         answer = None
         options: tuple[str, ...] = ()
@@ -351,18 +353,18 @@ class _FileValidator:
             shuffle = self.boolean(m, "shuffle", "shuffle", True)
         claims = self.claims(m, param_names)
 
-        back_names = param_names | {"answer"} if answer is not None else set(param_names)
-        self.check_placeholders(m, "front", front, param_names)
-        self.check_placeholders(
-            m,
-            "back",
-            back,
-            back_names,
-            allow_result=answer is not None and answer.computation is not None,
+        names = param_names | declared
+        answered = ctype in (CardType.NUMERIC, CardType.FORMULA, CardType.CHOICE)
+        computed = (
+            ctype is CardType.NUMERIC and isinstance(m.get("answer"), LMap) and "run" in m["answer"]
         )
-        self.check_placeholders(m, "hint", hint, param_names)
+        self.check_placeholders(m, "front", front, names)
+        self.check_placeholders(
+            m, "back", back, names | {"answer"} if answered else names, allow_result=computed
+        )
+        self.check_placeholders(m, "hint", hint, names)
         for i, opt in enumerate(options):
-            self.check_placeholders(m, f"options[{i}]", opt, param_names, pos=m["options"].where(i))
+            self.check_placeholders(m, f"options[{i}]", opt, names, pos=m["options"].where(i))
 
         if len(self.problems) > before or card_id is None or ctype is None or front is None:
             return None
@@ -1097,7 +1099,7 @@ def _argument_problems(decl: Any, value: Any, params: dict[str, ParamSpec]) -> I
                 try:
                     decl.coerce(v)
                 except ArgumentError as exc:
-                    yield f"parameter {name} can be {v!r}, outside what {exc}"
+                    yield f"parameter {name} can be {v!r}: {exc}"
                     return
             return
         if stripped.startswith("="):

@@ -24,7 +24,7 @@ def placeholders(text: str) -> list[str]:
 
 def fill(text: str, values: Mapping[str, str] | Callable[[str], str | None]) -> str:
     """Replace each placeholder by its value (names without a value are left as written)."""
-    if "{" not in text:
+    if "{" not in text and "}}" not in text:
         return text
     lookup = values if callable(values) else values.get
     out: list[str] = []

@@ -65,6 +65,60 @@ def _table() -> dict[str, Unit]:
 UNITS: dict[str, Unit] = _table()
 _LOWER = {k.lower(): v for k, v in UNITS.items()}
 
+# A card's own unit words: not physical units, they only label a count or a ratio.
+LABELS: frozenset[str] = frozenset(
+    {
+        "S",
+        "Ψ",
+        "N",
+        "x",
+        "×",
+        "GPU",
+        "GPUs",
+        "node",
+        "nodes",
+        "rank",
+        "ranks",
+        "token",
+        "tokens",
+        "param",
+        "params",
+        "parameters",
+        "step",
+        "steps",
+        "layer",
+        "layers",
+        "head",
+        "heads",
+        "chunk",
+        "chunks",
+        "round",
+        "rounds",
+        "message",
+        "messages",
+        "element",
+        "elements",
+        "sequence",
+        "sequences",
+        "bit",
+        "bits",
+        "bits/weight",
+        "bytes/param",
+        "bytes/token",
+        "all-reduces",
+        "collectives",
+        "hops",
+        "transfers",
+        "experts",
+        "FLOPs",
+        "TFLOPs",
+        "times",
+    }
+)
+
+# Labels that stand for a quantity (the message size S, the parameter count Ψ): "1.75 × S".
+SYMBOL_LABELS: frozenset[str] = frozenset({"S", "Ψ", "N"})
+
 # Count suffixes (K, M, B for billion, T): the way people write parameter counts.
 COUNT_SUFFIXES: dict[str, float] = {
     "k": 1e3,
@@ -155,6 +209,8 @@ def lookup_unit(symbol: str) -> Unit:
     s = symbol.strip()
     if s in UNITS:
         return UNITS[s]
+    if s in LABELS:  # "S" is the message size, not seconds
+        raise UnitError(f"{s!r} is a label, not a unit")
     low = s.lower()
     # Case-insensitive only where it cannot confuse bits and bytes.
     if "b/s" not in low and "bps" not in low and "bit" not in low and low in _LOWER:
@@ -330,6 +386,6 @@ def format_value(value: float, dim: Dim | None, unit: str = "") -> str:
         return format_seconds(value)
     if dim is Dim.RATIO and unit == "%":
         return f"{format_number(value * 100)} %"
-    if unit and dim is Dim.RATIO:
+    if unit and (dim is Dim.RATIO or unit in SYMBOL_LABELS):
         return f"{format_number(value)} × {unit}"
     return format_count(value, unit)

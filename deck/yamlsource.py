@@ -9,9 +9,8 @@ budgeted (no billion laughs), and oversized files or values are refused early.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -22,6 +21,7 @@ try:  # the C parser; the pure-Python one is a fallback for exotic installs only
 except ImportError:  # pragma: no cover
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
+_ScalarNode = yaml.ScalarNode
 MAX_FILE_BYTES = 32 * 1024 * 1024
 MAX_SCALAR_CHARS = 64 * 1024
 ALIAS_BUDGET_FACTOR = 4  # constructed values may exceed the file's nodes this many times
@@ -37,25 +37,43 @@ _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
 
 
-@dataclass(frozen=True)
-class Pos:
+class Pos(NamedTuple):
     """1-based line and column of a value in its file."""
 
     line: int
     col: int
 
 
+def _mark_pos(mark: Any) -> Pos:
+    return Pos(mark.line + 1, mark.column + 1)
+
+
+class _Marks(dict):  # type: ignore[type-arg]
+    """Parser marks kept as they are; turned into a :class:`Pos` only when asked (errors are rare)."""
+
+    def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
+        mark = dict.get(self, key)
+        return default if mark is None else _mark_pos(mark)
+
+    def __getitem__(self, key: Any) -> Pos:
+        return _mark_pos(dict.__getitem__(self, key))
+
+
 class LMap(dict):  # type: ignore[type-arg]
     """A mapping that knows where it, its keys and its values were written."""
 
-    __slots__ = ("key_pos", "pos", "raw", "value_pos")
+    __slots__ = ("_mark", "key_pos", "raw", "value_pos")
 
-    def __init__(self, pos: Pos) -> None:
+    def __init__(self, mark: Any) -> None:
         super().__init__()
-        self.pos = pos
-        self.key_pos: dict[Any, Pos] = {}
-        self.value_pos: dict[Any, Pos] = {}
+        self._mark = mark
+        self.key_pos = _Marks()
+        self.value_pos = _Marks()
         self.raw: dict[Any, tuple[str, str]] = {}  # key -> (tag, source text) of scalar values
+
+    @property
+    def pos(self) -> Pos:
+        return self._mark if isinstance(self._mark, Pos) else _mark_pos(self._mark)
 
     def where(self, key: Any) -> Pos:
         return self.value_pos.get(key) or self.key_pos.get(key) or self.pos
@@ -64,16 +82,22 @@ class LMap(dict):  # type: ignore[type-arg]
 class LList(list):  # type: ignore[type-arg]
     """A sequence that knows where it and each item were written."""
 
-    __slots__ = ("item_pos", "pos", "raw")
+    __slots__ = ("_mark", "item_marks", "raw")
 
-    def __init__(self, pos: Pos) -> None:
+    def __init__(self, mark: Any) -> None:
         super().__init__()
-        self.pos = pos
-        self.item_pos: list[Pos] = []
+        self._mark = mark
+        self.item_marks: list[Any] = []
         self.raw: list[tuple[str, str] | None] = []
 
+    @property
+    def pos(self) -> Pos:
+        return self._mark if isinstance(self._mark, Pos) else _mark_pos(self._mark)
+
     def where(self, index: int) -> Pos:
-        return self.item_pos[index] if 0 <= index < len(self.item_pos) else self.pos
+        if 0 <= index < len(self.item_marks):
+            return _mark_pos(self.item_marks[index])
+        return self.pos
 
 
 class _Abort(Exception):
@@ -82,8 +106,7 @@ class _Abort(Exception):
 
 
 def _pos(node: yaml.Node) -> Pos:
-    mark = node.start_mark
-    return Pos(mark.line + 1, mark.column + 1)
+    return _mark_pos(node.start_mark)
 
 
 class _Builder:
@@ -125,23 +148,22 @@ class _Builder:
             raise self.fail(node, "too many values after expanding aliases (an alias bomb?)")
         if depth > 64:
             raise self.fail(node, "nesting deeper than 64 levels")
-        if isinstance(node, yaml.ScalarNode):
+        kind = type(node)
+        if kind is _ScalarNode:
             return self.scalar(node)
-        if isinstance(node, yaml.SequenceNode):
+        if kind is yaml.SequenceNode:
             if node.tag != _SEQ:
                 raise self.fail(node, _tag_message(node.tag))
-            out = LList(_pos(node))
+            out = LList(node.start_mark)
             for item in node.value:
                 out.append(self.build(item, depth + 1))
-                out.item_pos.append(_pos(item))
-                out.raw.append(
-                    (item.tag, item.value) if isinstance(item, yaml.ScalarNode) else None
-                )
+                out.item_marks.append(item.start_mark)
+                out.raw.append((item.tag, item.value) if type(item) is _ScalarNode else None)
             return out
-        if isinstance(node, yaml.MappingNode):
+        if kind is yaml.MappingNode:
             if node.tag != _MAP:
                 raise self.fail(node, _tag_message(node.tag))
-            out_map = LMap(_pos(node))
+            out_map = LMap(node.start_mark)
             for key_node, value_node in node.value:
                 if key_node.tag == _MERGE:
                     raise self.fail(key_node, "merge keys (<<) are not supported in card files")
@@ -151,9 +173,9 @@ class _Builder:
                 if key in out_map:
                     raise self.fail(key_node, f"key {key!r} appears twice in this mapping")
                 out_map[key] = self.build(value_node, depth + 1)
-                out_map.key_pos[key] = _pos(key_node)
-                out_map.value_pos[key] = _pos(value_node)
-                if isinstance(value_node, yaml.ScalarNode):
+                dict.__setitem__(out_map.key_pos, key, key_node.start_mark)
+                dict.__setitem__(out_map.value_pos, key, value_node.start_mark)
+                if type(value_node) is _ScalarNode:
                     out_map.raw[key] = (value_node.tag, value_node.value)
             return out_map
         raise self.fail(node, "unsupported YAML node")  # pragma: no cover
@@ -233,6 +255,8 @@ def read_text(path: Path, display: str) -> tuple[str | None, Problem | None]:
         data = path.read_bytes()
     except OSError as exc:
         return None, Problem(display, 0, 0, f"cannot read: {exc.strerror or exc}")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None, Problem(display, 0, 0, "UTF-16 text: save the file as UTF-8")
     if b"\x00" in data[:8192]:
         return None, Problem(display, 0, 0, "this is a binary file, not YAML text")
     try:
