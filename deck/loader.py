@@ -512,32 +512,10 @@ class _FileValidator:
             if self.formula_vars(formula, spec.where("formula"), f"{field}.formula", known) is None:
                 return None
             return ParamSpec(name, formula=formula, unit=unit or "", location=loc)
-        rng = spec["range"]
-        if not isinstance(rng, LList) or len(rng) != 2:
-            self.report(
-                spec.where("range"),
-                f"{field}.range",
-                f"expected [low, high], found {_describe(rng)}",
-            )
+        bounds = self.range_bounds(spec, field)
+        if bounds is None:
             return None
-        lo = self.number(rng[0], rng.where(0), f"{field}.range", rng.raw[0])
-        hi = self.number(rng[1], rng.where(1), f"{field}.range", rng.raw[1])
-        if lo is None or hi is None:
-            return None
-        if lo > hi:
-            self.report(
-                spec.where("range"),
-                f"{field}.range",
-                f"inverted range [{lo:g}, {hi:g}]: low is above high",
-            )
-            return None
-        if lo == hi:
-            self.report(
-                spec.where("range"),
-                f"{field}.range",
-                f"empty range [{lo:g}, {hi:g}]: use a list for a single value",
-            )
-            return None
+        lo, hi = bounds
         step = None
         if "step" in spec:
             step = self.number(
@@ -574,6 +552,36 @@ class _FileValidator:
             unit=unit or "",
             location=loc,
         )
+
+    def range_bounds(self, spec: LMap, field: str) -> tuple[float, float] | None:
+        """``range: [low, high]`` with low strictly below high, or None after reporting why not."""
+        rng = spec["range"]
+        if not isinstance(rng, LList) or len(rng) != 2:
+            self.report(
+                spec.where("range"),
+                f"{field}.range",
+                f"expected [low, high], found {_describe(rng)}",
+            )
+            return None
+        lo = self.number(rng[0], rng.where(0), f"{field}.range", rng.raw[0])
+        hi = self.number(rng[1], rng.where(1), f"{field}.range", rng.raw[1])
+        if lo is None or hi is None:
+            return None
+        if lo > hi:
+            self.report(
+                spec.where("range"),
+                f"{field}.range",
+                f"inverted range [{lo:g}, {hi:g}]: low is above high",
+            )
+            return None
+        if lo == hi:
+            self.report(
+                spec.where("range"),
+                f"{field}.range",
+                f"empty range [{lo:g}, {hi:g}]: use a list for a single value",
+            )
+            return None
+        return lo, hi
 
     def choices(self, name: str, items: LList, pos: Pos, field: str, unit: str) -> ParamSpec | None:
         if not items:
@@ -858,26 +866,10 @@ class _FileValidator:
             self.unknown_keys(spec, VARIABLE_KEYS, f"{field}.")
             lo, hi = 1.0, 100.0
             if "range" in spec:
-                rng = spec["range"]
-                if not isinstance(rng, LList) or len(rng) != 2:
-                    self.report(
-                        spec.where("range"),
-                        f"{field}.range",
-                        f"expected [low, high], found {_describe(rng)}",
-                    )
+                bounds = self.range_bounds(spec, field)
+                if bounds is None:
                     continue
-                a = self.number(rng[0], rng.where(0), f"{field}.range", rng.raw[0])
-                b = self.number(rng[1], rng.where(1), f"{field}.range", rng.raw[1])
-                if a is None or b is None:
-                    continue
-                if a >= b:
-                    self.report(
-                        spec.where("range"),
-                        f"{field}.range",
-                        f"{'inverted' if a > b else 'empty'} range [{a:g}, {b:g}]",
-                    )
-                    continue
-                lo, hi = float(a), float(b)
+                lo, hi = float(bounds[0]), float(bounds[1])
             meaning = self.text(spec, "meaning", f"{field}.meaning") or ""
             out.append(
                 Variable(
