@@ -96,7 +96,7 @@ def test_export_markdown_matches_golden_and_is_deterministic(tmp_path: Path) -> 
 
 def test_export_obsidian(tmp_path: Path) -> None:
     out = quizcoll(
-        "export", "--format", "obsidian", "--cards", str(FIXTURE), "-o", str(tmp_path / "notes/")
+        "export", "--format", "obsidian", "--cards", str(FIXTURE), "-o", f"{tmp_path}/notes/"
     )
     assert out.returncode == 0, out.stderr
     text = (tmp_path / "notes" / "units.md").read_text(encoding="utf-8")

@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o",
         "--output",
-        type=Path,
+        type=str,
         metavar="OUT",
         help="a file, or a folder for one file per deck (default: stdout)",
     )
@@ -42,8 +42,9 @@ def run(args: argparse.Namespace) -> int:
             f"no cards to export (decks: {decks})" if args.deck else "no cards to export"
         )
     progress = Progress("exporting", enabled=None if args.output else False)
-    out: Path | None = args.output
-    as_dir = out is not None and (out.is_dir() or str(out).endswith(("/", "\\")))
+    # Path() drops a trailing slash, so read "a folder was meant" from the text as typed.
+    out: Path | None = Path(args.output) if args.output else None
+    as_dir = out is not None and (out.is_dir() or args.output.endswith(("/", "\\")))
     if args.format == "obsidian":
         notes = export_obsidian(cards, registry, seed=args.seed, on_card=progress)
         if out is None:

@@ -1,0 +1,269 @@
+"""Review due cards. ``--plain`` is the line-by-line session for scripts and screen readers.
+
+Per card: the question is printed, an answer line is read, the verdict, the worked
+answer, the interval each rating would give and the suggested rating are printed, a
+rating line is read (``1``-``4`` or again/hard/good/easy; empty accepts the suggestion),
+and once the review is committed to the database ``saved: CARD_ID RATING`` is printed
+and flushed. End of input or Ctrl-C ends the session cleanly: every acknowledged review
+is on disk, an unfinished one is simply not stored.
+
+``--practice`` (optionally with ``--tag``/``--deck``) reviews ahead, ignoring due dates
+and limits; practice reviews are logged but never change the schedule.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any, TextIO
+
+from quizcoll.cli.common import add_cards_argument, add_db_argument
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from datetime import datetime
+
+    from deck.model import Card, Rating
+    from deck.registry import Registry
+    from deck.scheduler import Config
+    from deck.store import Store
+
+RATING_NAMES = {"1": 1, "2": 2, "3": 3, "4": 4, "again": 1, "hard": 2, "good": 3, "easy": 4}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--plain", action="store_true", help="line-by-line session on stdin/stdout (no TUI)"
+    )
+    parser.add_argument("--deck", metavar="D", help="review only this deck")
+    parser.add_argument("--limit", type=int, metavar="N", help="stop after N reviews")
+    parser.add_argument(
+        "--practice",
+        action="store_true",
+        help="practice (cram): review ahead or by tag without changing the schedule",
+    )
+    parser.add_argument("--tag", metavar="T", help="practice only cards with this tag")
+    add_cards_argument(parser)
+    add_db_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+    from datetime import UTC, datetime
+
+    from deck.scheduler import load_config
+    from deck.store import Store
+    from quizcoll.cli.common import UsageError, default_db_path
+    from quizcoll.collection import load
+
+    if args.limit is not None and args.limit < 1:
+        raise UsageError(f"--limit must be at least 1, got {args.limit}")
+    if args.tag and not args.practice:
+        raise UsageError("--tag selects cards to practise; use it with --practice")
+    if not args.plain and sys.stdin.isatty():
+        raise UsageError(
+            "the interactive review is the TUI's (run `quizcoll`); "
+            "pass --plain for the line-by-line session"
+        )
+    config = load_config()
+    collection, registry = load(args.cards)
+    if collection.problems:
+        print(
+            f"quizcoll review: {len(collection.problems)} problem(s) in the card files "
+            "(run `quizcoll check`); reviewing the valid cards",
+            file=sys.stderr,
+        )
+    cards = collection.cards
+    if args.deck is not None and args.deck not in {c.deck for c in cards}:
+        raise UsageError(f"no deck {args.deck!r} (decks: {', '.join(collection.decks())})")
+    if args.tag is not None and not any(args.tag in c.tags for c in cards):
+        raise UsageError(f"no card has the tag {args.tag!r}")
+    with Store.open(args.db or default_db_path()) as store:
+        if args.cards is None and not collection.problems:
+            # Only the complete built-in collection decides which ids are gone.
+            store.sync_cards((c.id, c.deck) for c in cards)
+        return plain_session(
+            cards,
+            registry,
+            store,
+            config,
+            lambda: datetime.now(UTC),
+            sys.stdin,
+            sys.stdout,
+            deck=args.deck,
+            limit=args.limit,
+            practice=args.practice,
+            tag=args.tag,
+        )
+
+
+def _read(stdin: TextIO, stdout: TextIO, prompt: str) -> str | None:
+    """One line from ``stdin`` (without its newline), or None at end of input."""
+    interactive = stdin.isatty()
+    stdout.write(prompt if interactive else prompt + "\n")
+    stdout.flush()
+    line = stdin.readline()
+    if not line:
+        return None
+    return line.rstrip("\r\n")
+
+
+def _parse_rating(text: str, suggested: Rating) -> Rating | None:
+    from deck.model import Rating
+
+    text = text.strip().lower()
+    if not text:
+        return suggested
+    value = RATING_NAMES.get(text)
+    return None if value is None else Rating(value)
+
+
+def _next_entries(
+    cards: Sequence[Card],
+    store: Store,
+    config: Config,
+    now: datetime,
+    *,
+    deck: str | None,
+    practice: bool,
+    tag: str | None,
+) -> list[Any]:
+    from deck.queue import build_queue, practice_queue
+
+    if practice:
+        return practice_queue(cards, store, config, now, deck=deck, tag=tag)
+    return build_queue(cards, store, config, now, deck=deck)
+
+
+def plain_session(
+    cards: Sequence[Card],
+    registry: Registry | None,
+    store: Store,
+    config: Config,
+    clock: Callable[[], datetime],
+    stdin: TextIO,
+    stdout: TextIO,
+    *,
+    deck: str | None = None,
+    limit: int | None = None,
+    practice: bool = False,
+    tag: str | None = None,
+) -> int:
+    """Run the line-mode review; returns the exit code (0: ended normally or at end of input)."""
+    import secrets
+    import time
+
+    from deck.checking import check_answer, reveal
+    from deck.errors import DeckError
+    from deck.instances import draw, render_front, render_options
+    from deck.model import CardType, Rating
+    from deck.scheduler import Scheduler, format_interval
+
+    def say(text: str = "") -> None:
+        stdout.write(text + "\n")
+        stdout.flush()
+
+    saved = 0
+    try:
+        queue = _next_entries(cards, store, config, clock(), deck=deck, practice=practice, tag=tag)
+        mode = "practice (schedule unchanged)" if practice else "review"
+        say(
+            f"{mode}: {len(queue)} card(s){f' in deck {deck}' if deck else ''}. End of input stops."
+        )
+        while queue and (limit is None or saved < limit):
+            entry = queue.pop(0)
+            card = entry.card
+            if not practice:
+                # The card may have changed since the queue was built (another session).
+                record = store.card(card.id)
+                if record is not None and (record.suspended or record.is_buried(clock())):
+                    continue
+            state = store.state(card.id)
+            settings = config.for_deck(card.deck)
+            scheduler = Scheduler(settings)
+            seed = secrets.randbits(31)
+            instance = draw(card, seed)
+            say()
+            say(f"[{saved + 1}] {card.id} · {card.deck} · {entry.kind.value}")
+            say(render_front(card, instance).strip())
+            options = render_options(card, instance) if card.type is CardType.CHOICE else []
+            for i, option in enumerate(options):
+                say(f"  {chr(ord('a') + i)}) {option}")
+            started = time.monotonic()
+            prompt = "answer (Enter reveals)> " if card.type is CardType.BASIC else "answer> "
+            answer = _read(stdin, stdout, prompt)
+            if answer is None:
+                break
+            elapsed = time.monotonic() - started
+            try:
+                if card.type is CardType.BASIC:
+                    verdict = reveal(card, instance, registry)
+                else:
+                    verdict = check_answer(card, instance, answer, registry, elapsed_s=elapsed)
+            except DeckError as exc:
+                say(f"cannot check this card: {exc}")
+                continue
+            say(verdict.message)
+            if verdict.solution.strip():
+                say(verdict.solution.strip())
+            now = clock()
+            outcomes = scheduler.preview(state, now, card.id)
+            if practice:
+                say("practice: the schedule does not change")
+            else:
+                say(
+                    "next: "
+                    + " · ".join(
+                        f"{int(r)} {r.name.lower()} {format_interval(outcomes[r].due - now)}"  # type: ignore[operator]
+                        for r in Rating
+                    )
+                )
+            suggested = verdict.suggested
+            rating: Rating | None = None
+            while rating is None:
+                line = _read(
+                    stdin,
+                    stdout,
+                    f"rating [1-4, Enter = {int(suggested)} {suggested.name.lower()}]> ",
+                )
+                if line is None:
+                    break
+                rating = _parse_rating(line, suggested)
+                if rating is None:
+                    say("a rating is 1 (again), 2 (hard), 3 (good) or 4 (easy)")
+            if rating is None:
+                break
+            review = store.record_review(
+                card.id,
+                rating,
+                outcomes[rating],
+                reviewed_at=now,
+                deck=card.deck,
+                duration_ms=int((time.monotonic() - started) * 1000),
+                answer=answer,
+                correct=verdict.correct,
+                seed=seed,
+                practice=practice,
+                leech_threshold=settings.leech_threshold,
+            )
+            saved += 1
+            say(f"saved: {card.id} {int(rating)}")
+            if review.after.leech and not review.before.leech:
+                say(
+                    f"leech: {card.id} lapsed {review.after.state.lapses} times; tagged and suspended"
+                )
+            if not practice and not queue:
+                # Learning steps bring cards back within the learn-ahead window.
+                queue = _next_entries(
+                    cards, store, config, clock(), deck=deck, practice=False, tag=None
+                )
+        else:
+            say()
+            say(f"done: {saved} review(s) saved")
+            return 0
+        say()
+        say(f"end of input: {saved} review(s) saved")
+        return 0
+    except KeyboardInterrupt:
+        say()
+        say(f"interrupted: {saved} review(s) saved")
+        return 0

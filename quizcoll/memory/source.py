@@ -1,0 +1,71 @@
+"""Where a model comes from on the command line or in a card: a catalog name, a
+``config.json`` on disk, or a bare parameter count; and how counts and contexts are read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from quizcoll.memory.architecture import ModelConfig, load_config
+from quizcoll.memory.catalog import load_model
+from quizcoll.memory.errors import MemoryInputError
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """A model with its architecture (``config``), or only a parameter count."""
+
+    label: str
+    config: ModelConfig | None
+    parameters: int | None
+
+
+def parse_parameter_count(text: str) -> int:
+    """``7e9``, ``6.74B``, ``70 billion``, ``6,738,415,616`` → a positive whole number."""
+    from deck import units
+
+    try:
+        value = units.parse_count(str(text))
+    except units.UnitError as exc:
+        raise MemoryInputError(f"parameter count: {exc}") from None
+    if value < 1:
+        raise MemoryInputError(f"parameter count must be positive, got {text!r}")
+    return round(value)
+
+
+_CONTEXT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
+
+
+def parse_context(text: str) -> int:
+    """Tokens: ``4096``, or ``32k`` = 32,768 and ``1M`` = 1,048,576 as context sizes are named."""
+    m = _CONTEXT_RE.match(str(text))
+    if not m:
+        raise MemoryInputError(
+            f"context must be a positive whole number of tokens (or like 32k), got {text!r}"
+        )
+    scale = {"": 1, "k": 1024, "m": 1024 * 1024}[m.group(2).lower()]
+    value = float(m.group(1)) * scale
+    if not value.is_integer() or value < 1:
+        raise MemoryInputError(f"context must be a positive whole number of tokens, got {text!r}")
+    return int(value)
+
+
+def resolve_source(
+    model: str | None = None, config: str | Path | None = None, parameters: str | None = None
+) -> ModelSource:
+    """Exactly one of ``model`` (catalog name), ``config`` (path) or ``parameters`` (count)."""
+    given = [x for x in (model, config, parameters) if x is not None]
+    if len(given) != 1:
+        raise MemoryInputError(
+            "give exactly one of a model name, a config.json or a parameter count"
+        )
+    if model is not None:
+        cfg = load_model(model)
+        return ModelSource(cfg.name, cfg, None)
+    if config is not None:
+        cfg = load_config(config)
+        return ModelSource(cfg.name, cfg, None)
+    count = parse_parameter_count(str(parameters))
+    return ModelSource("a model", None, count)

@@ -1,0 +1,109 @@
+"""The ``memory.*`` executables: declared params and fields, results, worked solutions, bad args."""
+
+from __future__ import annotations
+
+import pytest
+
+from deck.registry import ArgumentError, Dimension
+from quizcoll.executables import build_registry
+
+CALLS = {
+    "memory.weights": {"params": 7e9, "dtype": "fp16"},
+    "memory.model_weights": {"model": "llama-2-7b", "dtype": "gptq"},
+    "memory.model_params": {"model": "mixtral-8x7b"},
+    "memory.kv_cache": {"model": "llama-2-7b", "context": 4096},
+    "memory.inference": {"model": "llama-3-70b", "dtype": "bf16", "context": 32768, "gpus": 2},
+    "memory.gpus_needed": {"params": 70e9},
+    "memory.max_context": {"model": "llama-3-8b", "gpu": "rtx-4090"},
+    "memory.rule_of_thumb": {"params": 1e9, "dtype": "fp32"},
+    "memory.training": {"params": 7.5e9, "zero_stage": 1, "gpus": 64},
+    "memory.activations": {"model": "gpt2", "seq_len": 1024},
+    "memory.bits_per_weight": {"format": "q6_k"},
+    "memory.gpu": {"gpu": "h100-80gb"},
+}
+
+
+def test_every_memory_executable_is_exercised() -> None:
+    names = {n for n in build_registry().names() if n.startswith("memory.")}
+    assert names == set(CALLS)
+
+
+@pytest.mark.parametrize(("name", "args"), sorted(CALLS.items()))
+def test_call_and_explain(name: str, args: dict) -> None:
+    registry = build_registry()
+    ex = registry.get(name)
+    result = registry.call(name, args)
+    for f in ex.fields:
+        value = result[f.name]
+        if f.dimension is Dimension.TEXT:
+            assert isinstance(value, str)
+        else:
+            assert isinstance(value, int | float) and value >= 0
+    assert ex.explain is not None
+    text = ex.explain(ex.bind(args), result)
+    assert text and "\n" not in text
+    assert not any(f" {u} " in text for u in ("G", "M")), text
+
+
+def test_field_dimensions() -> None:
+    registry = build_registry()
+    inference = registry.get("memory.inference")
+    assert inference.field_("kv_cache_bytes").dimension is Dimension.BYTES
+    assert inference.field_("gpus_needed").dimension is Dimension.COUNT
+    assert registry.get("memory.weights").field_("bytes_per_parameter").dimension is Dimension.RATIO
+
+
+def test_results() -> None:
+    r = build_registry()
+    assert r.call("memory.weights", {"params": "7B"})["weights_bytes"] == 14_000_000_000
+    assert (
+        r.call("memory.kv_cache", {"model": "llama-3-8b", "context": 1})["kv_bytes_per_token"]
+        == 131_072
+    )
+    kv = r.call(
+        "memory.kv_cache", {"layers": 32, "kv_heads": 8, "head_dim": 128, "context": 10, "batch": 2}
+    )
+    assert kv["kv_cache_bytes"] == 131_072 * 20
+    zero = r.call("memory.training", {"params": 7.5e9, "zero_stage": 3, "gpus": 64})
+    assert zero["total"] == 1_875_000_000 and zero["baseline_total"] == 120_000_000_000
+    assert r.call("memory.bits_per_weight", {"format": "q5_k"})["bits_per_weight"] == 5.5
+    assert r.call("memory.gpu", {"gpu": "l4"})["reported_bytes"] == 23_034 * 2**20
+    thumb = r.call("memory.rule_of_thumb", {"params": 1e9, "dtype": "fp32"})
+    assert thumb["gib"] == pytest.approx(3.725, abs=1e-3)
+    assert (
+        r.call(
+            "memory.inference",
+            {"model": "llama-3-70b", "dtype": "bf16", "context": 32768, "gpus": 2},
+        )["fits"]
+        == "no"
+    )
+    assert r.call("memory.model_params", {"model": "gpt2"})["parameters"] == 124_439_808
+
+
+def test_explain_weights_is_the_worked_sum() -> None:
+    r = build_registry()
+    ex = r.get("memory.weights")
+    args = ex.bind({"params": 7e9, "dtype": "fp16"})
+    assert ex.explain(args, r.call("memory.weights", args)).startswith(
+        "7×10^9 × 2 B = 14.00 GB = 13.04 GiB"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "fragment"),
+    [
+        ("memory.weights", {"params": 0}, "below the minimum"),
+        ("memory.weights", {"params": 7e9, "dtype": "fp61"}, "did you mean 'fp16'"),
+        ("memory.model_params", {"model": "llama-3-8"}, "did you mean"),
+        ("memory.kv_cache", {"layers": 32, "context": 10}, "all of layers"),
+        ("memory.kv_cache", {"model": "gpt2", "layers": 3}, "not both"),
+        ("memory.kv_cache", {"model": "gpt2", "context": -1}, "below the minimum"),
+        ("memory.gpus_needed", {}, "either model or params"),
+        ("memory.inference", {"model": "gpt2", "context": 5000}, "learned position"),
+        ("memory.training", {"params": 1e9, "zero_stage": 4}, "above the maximum"),
+        ("memory.gpu", {"gpu": "h1000"}, "did you mean"),
+    ],
+)
+def test_bad_arguments(name: str, args: dict, fragment: str) -> None:
+    with pytest.raises(ArgumentError, match=fragment):
+        build_registry().call(name, args)
