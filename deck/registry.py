@@ -64,6 +64,8 @@ class Param:
         from deck import units  # local: units is light, but keep the registry import-cheap
 
         kind = self.kind
+        if value is None and self.default is None:
+            return None  # an optional parameter left unset
         if isinstance(value, bool) and kind is not ParamKind.BOOL:
             raise ArgumentError(f"{self.name}: expected {kind.value}, got a boolean ({value})")
         try:
