@@ -39,6 +39,7 @@ class Solution:
     explanation: str = ""
     back: str = ""
     formula: str = ""
+    typed: str = ""  # the exact answer as a user would type it (accepted by the checker)
 
     def markdown(self) -> str:
         parts = [p for p in (self.back.strip(), self.explanation.strip()) if p]
@@ -108,7 +109,9 @@ def format_answer(value: float, dim: units.Dim | None, unit: str) -> str:
         both = units.format_bytes_both(value)
         if unit and units.is_unit(unit) and unit not in ("B", "byte", "bytes"):
             first = units.format_in(value, unit)
-            return f"{first} = {both}" if first not in both else both
+            family_binary = "i" in units.lookup_unit(unit).symbol
+            other = units.format_bytes(value, binary=not family_binary)
+            return f"{first} ({other})"
         if abs(value) >= 1000:
             return f"{units.format_count(value, 'bytes')} = {both}"
         return both
@@ -123,13 +126,14 @@ def solve(card: Card, instance: Instance, registry: Registry | None) -> Solution
 
         expr = parse(a.formula)
         back = render_text(card.back, instance, {"answer": str(expr)})
-        return Solution(None, str(expr), back=back, formula=a.formula)
+        return Solution(None, str(expr), back=back, formula=a.formula, typed=str(expr))
     if card.type is CardType.CHOICE:
         order = instance.option_order or tuple(range(len(card.options)))
         letters = [chr(ord("a") + order.index(i)) for i in card.correct]
         texts = [render_text(card.options[i], instance) for i in card.correct]
         exact = "; ".join(f"{ltr}) {t}" for ltr, t in sorted(zip(letters, texts, strict=True)))
-        return Solution(None, exact, back=render_text(card.back, instance, {"answer": exact}))
+        back = render_text(card.back, instance, {"answer": exact})
+        return Solution(None, exact, back=back, typed=",".join(sorted(letters)))
     if card.type is not CardType.NUMERIC or a is None:
         return Solution(None, "", back=render_text(card.back, instance))
     return _solve_numeric(card, a, instance, registry)
@@ -173,7 +177,8 @@ def _solve_numeric(
     if result is not None:
         extra.update({f"result.{k}": _format_result(v) for k, v in result.items() if _simple(v)})
     back = render_text(card.back, instance, extra)
-    return Solution(value, text, dim, a.unit, result, args, explanation, back)
+    typed = text.split(" (")[0].split(" = ")[0]
+    return Solution(value, text, dim, a.unit, result, args, explanation, back, typed=typed)
 
 
 def _simple(v: Any) -> bool:

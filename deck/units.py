@@ -235,6 +235,10 @@ def parse_quantity(text: str, dim: Dim | None = None, *, label: str | None = Non
     """
     value, rest = _split_number(text)
     rest = rest.strip()
+    if label and rest.lower().endswith(" " + label.lower()):
+        head = rest[: -len(label)].strip()
+        if head in COUNT_SUFFIXES:  # "6.74B params": the suffix before the label counts
+            rest = head
     if label:
         stripped = re.sub(r"^[x×*·]\s*", "", rest)
         if stripped == label or stripped.lower() == label.lower():
@@ -313,9 +317,13 @@ def format_number(value: float, digits: int = 4) -> str:
 
 
 def format_in(value: float, symbol: str, digits: int = 2) -> str:
-    """``value`` (base units) shown in the unit ``symbol`` with ``digits`` decimals."""
+    """``value`` (base units) in the unit ``symbol``: ``digits`` decimals, but at least four
+    significant digits so that small amounts (0.1250 GiB) keep their precision."""
     unit = lookup_unit(symbol)
-    return f"{value / unit.factor:,.{digits}f} {unit.symbol}"
+    x = value / unit.factor
+    if x and abs(x) < 10 ** (3 - digits):
+        return f"{format_number(x, 4)} {unit.symbol}"
+    return f"{x:,.{digits}f} {unit.symbol}"
 
 
 def format_bytes(n: float, *, binary: bool = True, digits: int = 2) -> str:
@@ -386,6 +394,6 @@ def format_value(value: float, dim: Dim | None, unit: str = "") -> str:
         return format_seconds(value)
     if dim is Dim.RATIO and unit == "%":
         return f"{format_number(value * 100)} %"
-    if unit and (dim is Dim.RATIO or unit in SYMBOL_LABELS):
+    if unit in SYMBOL_LABELS:
         return f"{format_number(value)} × {unit}"
     return format_count(value, unit)

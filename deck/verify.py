@@ -198,9 +198,7 @@ def check_instances(card: Card, registry: Registry | None, seeds: int) -> tuple[
                 )
         if card.type in (CardType.NUMERIC, CardType.FORMULA, CardType.CHOICE):
             # The exact answer, typed back as shown, must be accepted.
-            typed = sol.text.split(" = ")[0] if card.type is CardType.NUMERIC else sol.text
-            if card.type is CardType.CHOICE:
-                typed = ",".join(part.split(")")[0] for part in sol.text.split("; "))
+            typed = sol.typed
             verdict = check_answer(card, inst, typed, registry, solution=sol)
             if not verdict.correct:
                 failures.append(
