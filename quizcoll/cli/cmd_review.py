@@ -59,10 +59,17 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--limit must be at least 1, got {args.limit}")
     if args.tag and not args.practice:
         raise UsageError("--tag selects cards to practise; use it with --practice")
-    if not args.plain and sys.stdin.isatty():
-        raise UsageError(
-            "the interactive review is the TUI's (run `quizcoll`); "
-            "pass --plain for the line-by-line session"
+    if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
+        if args.tag:
+            raise UsageError("--tag works in the line-by-line session: add --plain")
+        from quizcoll.tui.app import run_app
+
+        return run_app(
+            args.cards,
+            args.db or default_db_path(),
+            review=True,
+            deck=args.deck,
+            practice=args.practice,
         )
     config = load_config()
     collection, registry = load(args.cards)

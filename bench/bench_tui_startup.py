@@ -1,0 +1,103 @@
+"""Startup of the TUI: time from launch to the first screen, against a minimal Textual app
+started the same way, printed as a ratio.
+
+Each app runs in a fresh interpreter (so imports count), headless, and reports the
+wall-clock time since the parent launched it as soon as its first screen is up (then
+leaves at once, so shutdown is not counted): for the baseline, a screen with one Static; for quizcoll, the
+home screen mounted (``first screen``), and in a second measurement the home screen with
+the deck counts filled in (the cards loaded and a new review database created and read).
+The figures are ratios of medians over ``--runs`` launches of each.
+
+    python bench/bench_tui_startup.py [--runs 7] [--cards DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+POLL = 0.002
+
+BASELINE = f"""
+import os, sys, time
+from textual.app import App
+from textual.widgets import Static
+
+class Minimal(App):
+    def compose(self):
+        yield Static("hello", id="hello")
+
+    def on_mount(self):
+        self.set_interval({POLL}, self.check)
+
+    def check(self):
+        if self.query("#hello"):
+            print(time.time() - float(sys.argv[1]), flush=True)
+            os._exit(0)
+
+Minimal().run(headless=True)
+"""
+
+QUIZCOLL = f"""
+import os, sys, time
+from pathlib import Path
+from quizcoll.tui.app import QuizApp
+from quizcoll.tui.services.env import AppEnv
+
+full = sys.argv[3] == "counts"
+cards = [Path(p) for p in sys.argv[4:]] or None
+
+class Timed(QuizApp):
+    def on_mount(self):
+        super().on_mount()
+        self.set_interval({POLL}, self.check)
+
+    def check(self):
+        today = self.screen.query("#today")
+        if not today:
+            return
+        if not full or (self.ready.is_set() and "Loading" not in str(today.first().content)):
+            print(time.time() - float(sys.argv[1]), flush=True)
+            os._exit(0)
+
+Timed(AppEnv(db_path=Path(sys.argv[2]), cards=cards)).run(headless=True)
+"""
+
+
+def launch(code: str, *args: str) -> float:
+    """Seconds from launching ``code`` to its report of the first screen."""
+    started = repr(time.time())
+    done = subprocess.run(
+        [sys.executable, "-c", code, started, *args], check=True, capture_output=True, text=True
+    )
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--cards", action="append", default=[], metavar="DIR")
+    args = parser.parse_args()
+    baseline, first, counts = [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        launch(BASELINE)  # warm the file cache and bytecode for both
+        launch(QUIZCOLL, str(Path(tmp) / "warm.db"), "counts", *args.cards)
+        for i in range(args.runs):
+            baseline.append(launch(BASELINE))
+            first.append(launch(QUIZCOLL, str(Path(tmp) / f"f{i}.db"), "first", *args.cards))
+            counts.append(launch(QUIZCOLL, str(Path(tmp) / f"c{i}.db"), "counts", *args.cards))
+    b, f, c = (statistics.median(x) for x in (baseline, first, counts))
+    print(f"minimal Textual app:       {b * 1000:6.0f} ms (median of {args.runs})")
+    print(f"quizcoll home screen:      {f * 1000:6.0f} ms")
+    print(f"quizcoll home with counts: {c * 1000:6.0f} ms (cards loaded, new database)")
+    print(f"ratio (first screen): {f / b:.2f}")
+    print(f"ratio (with counts):  {c / b:.2f}")
+
+
+if __name__ == "__main__":
+    main()

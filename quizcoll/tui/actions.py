@@ -1,0 +1,58 @@
+"""Every app-wide action with its key: one table for the help screen and the command palette."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class AppAction:
+    """An action of the app: the key that runs it (on its screen), its name and what it does."""
+
+    action: str  # an App action, as App.run_action takes it
+    key: str  # as shown to people
+    title: str
+    help: str
+    where: str = "home"  # the screen whose key it is ("app": everywhere)
+
+
+ACTIONS: tuple[AppAction, ...] = (
+    AppAction("review", "r", "Review due cards", "Today's queue: learning, due and new cards"),
+    AppAction(
+        "practise", "p", "Practise", "Review ahead by weakest cards; the schedule stays as it is"
+    ),
+    AppAction("browse", "b", "Browse cards", "Search and filter every card; suspend, unsuspend"),
+    AppAction("lab", "l", "Simulation lab", "Step through a collective, rank by rank"),
+    AppAction("memory", "m", "Memory lab", "VRAM of a model: weights, KV cache, activations"),
+    AppAction("stats", "s", "Statistics", "Reviews per day, retention, due forecast, decks"),
+    AppAction("help", "?", "Help", "Every screen's keys", "app"),
+    AppAction("toggle_dark", "ctrl+t", "Toggle light/dark theme", "Switch the colour theme", "app"),
+    AppAction("home", "escape", "Home", "Back to the decks", "app"),
+    AppAction("quit", "q", "Quit", "Leave; every rating is already saved"),
+)
+
+# Keys of the screens that are not app-wide actions: listed by the help screen.
+SCREEN_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
+    "Review": (
+        ("enter", "check the typed answer (in the answer box); rate the focused button"),
+        ("space", "reveal the answer (self-graded cards; an empty answer box gives up)"),
+        ("1 2 3 4", "rate Again, Hard, Good, Easy (after the answer is shown)"),
+        ("e / tab", "back to the answer box to try again"),
+        ("u / ctrl+z", "undo the last rating (also from an empty answer box)"),
+        ("!", "suspend this card"),
+        ("escape", "end the session (every rating is already saved)"),
+    ),
+    "Simulation lab": (
+        ("enter", "run with the chosen collective, algorithm, ranks, size and op"),
+        ("← →", "previous / next step"),
+        ("home end", "first / last step"),
+        ("space", "play / pause"),
+    ),
+    "Memory lab": (("enter", "compute the breakdown for the chosen model and settings"),),
+    "Browse": (
+        ("/", "search: words, deck:NAME, tag:NAME, type:numeric, is:due, is:suspended"),
+        ("enter", "preview the card"),
+        ("!", "suspend or unsuspend the selected card"),
+    ),
+    "Everywhere": (("ctrl+p", "command palette: every screen and action"),),
+}

@@ -1,0 +1,210 @@
+"""The quizcoll terminal app: screens, the command palette, the collection and the database.
+
+:func:`run_app` is what ``quizcoll`` (no arguments) runs. :class:`QuizApp` takes an
+:class:`~quizcoll.tui.services.env.AppEnv` so tests give it temporary paths, a frozen
+clock and fixed seeds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from deck.errors import DeckError
+from deck.model import Card, Collection
+from deck.registry import Registry
+from deck.scheduler import Config
+from quizcoll.tui.commands import QuizCommands
+from quizcoll.tui.services.database import Database
+from quizcoll.tui.services.env import AppEnv
+
+MAX_PROBLEM_NOTES = 5
+
+
+class QuizApp(App[int]):
+    """Home, review, practice, browse, stats and the two labs."""
+
+    TITLE = "quizcoll"
+    SUB_TITLE = "interview flashcards with executable answers"
+    CSS_PATH = Path(__file__).parent / "styles" / "app.tcss"
+    COMMANDS: ClassVar = App.COMMANDS | {QuizCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("ctrl+t", "toggle_dark", "Theme", show=False),
+        Binding("ctrl+z", "undo", "Undo", show=False),
+    ]
+
+    def __init__(self, env: AppEnv) -> None:
+        super().__init__()
+        self.env = env
+        self.db = Database(env.db_path)
+        self.collection: Collection | None = None
+        self.registry: Registry | None = None
+        self.config: Config = env.config or Config()
+        self.ready = asyncio.Event()
+        self._config_from_file = env.config is None
+        # `quizcoll review` on a terminal opens straight into a session: (deck, practice).
+        self.start_review: tuple[str | None, bool] | None = None
+
+    # -- start and stop -------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen:
+        from quizcoll.tui.screens.home import HomeScreen
+
+        return HomeScreen()
+
+    def on_mount(self) -> None:
+        self.load_collection()
+
+    @work(thread=True, exclusive=True, group="load")
+    def load_collection(self) -> None:
+        """Read the card files (and the settings) off the interface thread."""
+        from quizcoll.collection import load
+
+        config = self.config
+        if self._config_from_file:
+            from deck.scheduler import load_config
+
+            try:
+                config = load_config()
+            except DeckError as exc:
+                self.call_from_thread(self.report, f"{exc}; using the default settings")
+        try:
+            paths = list(self.env.cards) if self.env.cards else None
+            collection, registry = load(paths)
+        except DeckError as exc:
+            self.call_from_thread(self.report, str(exc))
+            collection, registry = Collection(()), None
+        self.call_from_thread(self._loaded, collection, registry, config)
+
+    def _loaded(self, collection: Collection, registry: Registry | None, config: Config) -> None:
+        self.collection, self.registry, self.config = collection, registry, config
+        problems = collection.problems
+        for problem in problems[:MAX_PROBLEM_NOTES]:
+            self.report(problem.format(), title="Card file problem")
+        if len(problems) > MAX_PROBLEM_NOTES:
+            self.report(
+                f"{len(problems) - MAX_PROBLEM_NOTES} more problem(s): run `quizcoll check`",
+                title="Card file problems",
+            )
+        self.ready.set()
+        if self.start_review is not None:
+            deck, practice = self.start_review
+            self.start_review = None
+            self.open_review(deck=deck, practice=practice)
+
+    async def on_unmount(self) -> None:
+        await asyncio.to_thread(self.db.close)
+
+    # -- shared helpers -------------------------------------------------------------------
+
+    @property
+    def cards(self) -> list[Card]:
+        return list(self.collection.cards) if self.collection else []
+
+    def deck_names(self) -> list[str]:
+        return self.collection.decks() if self.collection else []
+
+    def report(self, message: str, *, title: str = "Error", timeout: float = 10) -> None:
+        """An error as a notification; the app keeps running."""
+        self.notify(message, title=title, severity="error", timeout=timeout, markup=False)
+
+    def _show(self, name: str) -> None:
+        """Open an installed screen (created once, so a lab keeps its state) above home."""
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        if not self.is_screen_installed(name):
+            self.install_screen(self._make_screen(name), name=name)
+        self.push_screen(name)
+
+    def _make_screen(self, name: str) -> Screen:
+        if name == "lab":
+            from quizcoll.tui.screens.sim_lab import SimLabScreen
+
+            return SimLabScreen()
+        if name == "memory":
+            from quizcoll.tui.screens.memory_lab import MemoryLabScreen
+
+            return MemoryLabScreen()
+        if name == "browse":
+            from quizcoll.tui.screens.browse import BrowseScreen
+
+            return BrowseScreen()
+        if name == "stats":
+            from quizcoll.tui.screens.stats import StatsScreen
+
+            return StatsScreen()
+        raise KeyError(name)
+
+    def open_review(self, deck: str | None = None, *, practice: bool = False) -> None:
+        from quizcoll.tui.screens.review import ReviewScreen
+
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.push_screen(ReviewScreen(deck=deck, practice=practice))
+
+    # -- actions (keys on the home screen; all reachable from the palette) ----------------
+
+    def action_review(self) -> None:
+        self.open_review()
+
+    def action_practise(self) -> None:
+        self.open_review(practice=True)
+
+    def action_browse(self) -> None:
+        self._show("browse")
+
+    def action_lab(self) -> None:
+        self._show("lab")
+
+    def action_memory(self) -> None:
+        self._show("memory")
+
+    def action_stats(self) -> None:
+        self._show("stats")
+
+    def action_home(self) -> None:
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def action_help(self) -> None:
+        from quizcoll.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_toggle_dark(self) -> None:
+        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+
+    def action_undo(self) -> None:
+        """ctrl+z: undo in a review; elsewhere there is nothing to undo."""
+        from quizcoll.tui.screens.review import ReviewScreen
+
+        if isinstance(self.screen, ReviewScreen):
+            self.screen.action_undo()
+        else:
+            self.notify("Undo works in a review session.", timeout=3)
+
+
+def run_app(
+    cards: Sequence[Path] | None,
+    db_path: Path,
+    *,
+    review: bool = False,
+    deck: str | None = None,
+    practice: bool = False,
+) -> int:
+    """Run the app on ``cards`` (None: the built-in collection) with the database ``db_path``;
+    with ``review``, open straight into a review (or practice) session of ``deck``."""
+    app = QuizApp(AppEnv(db_path=Path(db_path), cards=list(cards) if cards else None))
+    if review:
+        app.start_review = (deck, practice)
+    app.run()
+    return app.return_code or 0

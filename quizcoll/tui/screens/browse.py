@@ -1,0 +1,174 @@
+"""Browse: a searchable, filterable table of every card, a preview, suspend and unsuspend."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import DataTable, Footer, Input, Markdown, Static
+
+from deck.checking import CheckError, solve
+from deck.errors import DeckError
+from deck.instances import draw, render_front
+from deck.scheduler import format_interval
+from quizcoll.tui.screens.base import QuizScreen
+from quizcoll.tui.services.browse import BrowseRow, filter_rows, rows
+from quizcoll.tui.services.summary import card_records, set_suspended
+
+NARROW = 100
+PREVIEW_SEED = 0
+
+
+def _due(row: BrowseRow, now: datetime) -> Text:
+    due = row.due_at()
+    if row.suspended:
+        return Text("suspended", style="yellow")
+    if due is None:
+        return Text("new", style="blue")
+    if due <= now:
+        return Text("now", style="bold red")
+    return Text(f"in {format_interval(due - now)}")
+
+
+class BrowseScreen(QuizScreen):
+    """Every card, searchable; the highlighted one previewed."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        Binding("slash", "search", "Search", key_display="/"),
+        Binding("exclamation_mark", "toggle_suspend", "Suspend/unsuspend", key_display="!"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.all_rows: list[BrowseRow] = []
+        self.shown: list[BrowseRow] = []
+
+    def compose(self) -> ComposeResult:
+        yield Input(
+            placeholder="/ search: words deck:NAME tag:NAME type:numeric is:due is:new is:suspended",
+            id="browse-search",
+            compact=True,
+        )
+        yield Static("", id="browse-count")
+        with Horizontal(id="browse-main"):
+            yield DataTable(id="browse-table", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="browse-preview"):
+                yield Markdown("", id="browse-card")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#browse-table", DataTable)
+        for label in ("id", "deck", "type", "due", "stab.", "lapses", "tags"):
+            table.add_column(label, key=label)
+        table.focus()
+        self.reload()
+
+    def on_screen_resume(self) -> None:
+        self.reload()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < NARROW, "-narrow")
+
+    @work(exclusive=True, group="browse")
+    async def reload(self) -> None:
+        await self.ready()
+        try:
+            records = await self.quiz.db.call(card_records)
+        except DeckError as exc:
+            self.quiz.report(str(exc), title="Review database")
+            records = {}
+        self.all_rows = rows(self.quiz.cards, records)
+        self.apply_filter()
+
+    @property
+    def now(self) -> datetime:
+        return self.quiz.env.clock()
+
+    def apply_filter(self) -> None:
+        query = self.query_one("#browse-search", Input).value.lstrip("/")
+        now = self.now
+        self.shown = filter_rows(self.all_rows, query, now)
+        table = self.query_one("#browse-table", DataTable)
+        keep = table.cursor_row
+        table.clear()
+        for row in self.shown:
+            state = row.record.state if row.record else None
+            stability = f"{state.stability:.1f}d" if state and state.stability else "–"
+            table.add_row(
+                row.card.id,
+                row.card.deck,
+                row.card.type.value,
+                _due(row, now),
+                stability,
+                str(state.lapses if state else 0),
+                ", ".join(row.card.tags),
+                key=row.card.id,
+            )
+        self.query_one("#browse-count", Static).update(
+            f"{len(self.shown)} of {len(self.all_rows)} cards · ! suspends or unsuspends"
+        )
+        if self.shown:
+            table.move_cursor(row=min(keep, len(self.shown) - 1))
+            self._preview(self.shown[table.cursor_row])
+        else:
+            self.query_one("#browse-card", Markdown).update("*No card matches.*")
+
+    @on(Input.Changed, "#browse-search")
+    def _search_changed(self) -> None:
+        self.apply_filter()
+
+    @on(Input.Submitted, "#browse-search")
+    def _search_done(self) -> None:
+        self.query_one("#browse-table", DataTable).focus()
+
+    @on(DataTable.RowHighlighted, "#browse-table")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if 0 <= event.cursor_row < len(self.shown):
+            self._preview(self.shown[event.cursor_row])
+
+    def _preview(self, row: BrowseRow) -> None:
+        card = row.card
+        instance = draw(card, PREVIEW_SEED)
+        parts = [f"### {card.id}", render_front(card, instance)]
+        try:
+            solution = solve(card, instance, self.quiz.registry)
+            if solution.text:
+                parts.append(f"**Answer:** {solution.text}")
+            if solution.markdown():
+                parts.append(solution.markdown())
+        except CheckError as exc:
+            parts.append(f"*Cannot compute the answer:* {exc}")
+        meta = f"`{card.location}` · deck {card.deck} · {card.type.value}"
+        if row.suspended:
+            meta += " · **suspended**"
+        if row.leech:
+            meta += " · leech"
+        parts.append(meta)
+        self.query_one("#browse-card", Markdown).update("\n\n".join(parts))
+
+    def action_search(self) -> None:
+        self.query_one("#browse-search", Input).focus()
+
+    @work(exclusive=True, group="browse-suspend")
+    async def action_toggle_suspend(self) -> None:
+        table = self.query_one("#browse-table", DataTable)
+        if not self.shown:
+            return
+        row = self.shown[table.cursor_row]
+        want = not row.suspended
+        try:
+            await self.quiz.db.call(set_suspended, row.card, want)
+        except DeckError as exc:
+            self.quiz.report(str(exc), title="Review database")
+            return
+        self.notify(f"{'Suspended' if want else 'Unsuspended'} {row.card.id}", timeout=3)
+        self.reload()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

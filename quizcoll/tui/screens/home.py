@@ -1,0 +1,117 @@
+"""Home: the decks with new, due and total counts, today's progress and the streak."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import DataTable, Footer, Header, Static
+
+from deck.errors import DeckError
+from quizcoll.tui.actions import ACTIONS
+from quizcoll.tui.screens.base import QuizScreen
+from quizcoll.tui.services.summary import HomeSummary, home_summary
+
+
+def _menu() -> Text:
+    text = Text()
+    for a in ACTIONS:
+        if a.where != "home":
+            continue
+        if text:
+            text.append("   ")
+        text.append(f" {a.key} ", style="bold reverse")
+        text.append(f" {a.title}")
+    return text
+
+
+class HomeScreen(QuizScreen):
+    """The first screen: decks and today's work."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "app.review", "Review"),
+        Binding("p", "app.practise", "Practise"),
+        Binding("b", "app.browse", "Browse"),
+        Binding("l", "app.lab", "Sim lab"),
+        Binding("m", "app.memory", "Memory lab"),
+        Binding("s", "app.stats", "Stats"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="home"):
+            yield Static("Loading the cards…", id="today")
+            table: DataTable[str | Text] = DataTable(
+                id="decks", cursor_type="row", zebra_stripes=True
+            )
+            table.border_title = "Decks"
+            yield table
+            yield Static(_menu(), id="menu")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#decks", DataTable)
+        table.add_column("Deck", key="deck")
+        for label in ("New", "Due", "Total"):
+            table.add_column(Text(label, justify="right"), key=label.lower())
+        self.refresh_summary()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_summary()
+
+    @work(exclusive=True, group="home")
+    async def refresh_summary(self) -> None:
+        await self.ready()
+        quiz = self.quiz
+        try:
+            summary = await quiz.db.call(
+                home_summary, quiz.cards, quiz.config, quiz.env.clock(), quiz.env.tz
+            )
+        except DeckError as exc:
+            quiz.report(str(exc), title="Review database")
+            self.query_one("#today", Static).update(Text(str(exc), style="bold red"))
+            return
+        self._show(summary)
+
+    def _show(self, s: HomeSummary) -> None:
+        table = self.query_one("#decks", DataTable)
+        table.clear()
+        for row in s.decks:
+            table.add_row(
+                row.name,
+                Text(str(row.new), style="bold blue" if row.new else "dim", justify="right"),
+                Text(str(row.due), style="bold red" if row.due else "dim", justify="right"),
+                Text(str(row.total), justify="right"),
+                key=row.name,
+            )
+        if not s.decks:
+            self.query_one("#today", Static).update(
+                Text("No cards found. Pass --cards DIR to use your own.", style="bold")
+            )
+            return
+        today = Text()
+        today.append("Today ", style="bold")
+        today.append(f"{s.reviews_today} reviewed", style="green")
+        today.append(" · ")
+        if s.left_today:
+            today.append(f"{s.due_now} due", style="bold red" if s.due_now else "")
+            today.append(" and ")
+            today.append(f"{s.new_now} new", style="bold blue" if s.new_now else "")
+            today.append(" left")
+        else:
+            today.append("all done", style="bold green")
+        today.append(" · streak ")
+        today.append(f"{s.streak_days} day{'s' if s.streak_days != 1 else ''}", style="bold")
+        if s.retention is not None:
+            today.append(f" · retention {s.retention:.0%}")
+        self.query_one("#today", Static).update(today)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter (or a click) on a deck reviews that deck."""
+        if event.row_key.value is not None:
+            self.quiz.open_review(event.row_key.value)

@@ -1,0 +1,350 @@
+"""Review (and practice): the question, the answer box, the verdict with the worked answer
+and the executable's live result, then the four ratings with their intervals.
+
+Database steps run on the database thread and checking in a worker thread, so the
+screen never waits; a rating is acknowledged only once it is committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import ClassVar, TypeVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Footer, Input, Markdown, ProgressBar, Static
+
+from deck.errors import DeckError
+from deck.model import CardType, Rating
+from quizcoll.tui.screens.base import QuizScreen
+from quizcoll.tui.services.review import Presented, ReviewSession
+from quizcoll.tui.widgets.answer_input import AnswerInput
+from quizcoll.tui.widgets.rating_bar import NAMES, RatingBar
+from quizcoll.tui.widgets.result_view import ResultView
+
+T = TypeVar("T")
+
+PLACEHOLDERS = {
+    CardType.NUMERIC: "your answer with its unit, e.g. 3.5 GiB — Enter checks, space reveals",
+    CardType.FORMULA: "an expression in the card's variables — Enter checks, space reveals",
+    CardType.CHOICE: "option letter(s), e.g. b or a,c — Enter checks, space reveals",
+}
+
+
+class ReviewScreen(QuizScreen):
+    """One review or practice session."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        Binding("space", "reveal", "Reveal"),
+        Binding("1", "rate(1)", "Again"),
+        Binding("2", "rate(2)", "Hard"),
+        Binding("3", "rate(3)", "Good"),
+        Binding("4", "rate(4)", "Easy"),
+        Binding("u", "undo", "Undo"),
+        Binding("e", "edit", "Retry", show=False),
+        Binding("exclamation_mark", "suspend", "Suspend", key_display="!"),
+    ]
+
+    def __init__(self, deck: str | None = None, *, practice: bool = False) -> None:
+        super().__init__()
+        self.deck = deck
+        self.practice = practice
+        self.session: ReviewSession | None = None
+        self.busy = False
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="review-top"):
+            yield Static("", id="review-title")
+            yield ProgressBar(id="review-progress", show_eta=False)
+        with VerticalScroll(id="review-body"):
+            yield Markdown("", id="front")
+            yield Static("", id="options")
+            yield AnswerInput(id="answer")
+            yield Static("", id="verdict")
+            yield Markdown("", id="solution")
+            yield ResultView("", id="result")
+            yield Static("", id="done")
+        yield RatingBar(id="ratings")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for selector in ("#options", "#verdict", "#solution", "#result", "#ratings", "#answer"):
+            self.query_one(selector).display = False
+        self.query_one("#done", Static).display = False
+        self.start()
+
+    # -- state ----------------------------------------------------------------------------
+
+    @property
+    def current(self) -> Presented | None:
+        return self.session.current if self.session else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Grey out keys that do nothing now (shown dimmed in the footer)."""
+        p = self.current
+        if action == "rate":
+            return True if p is not None and p.answered else None
+        if action == "reveal":
+            return True if p is not None and not (p.verdict and p.verdict.correct) else None
+        if action == "undo":
+            return True if self.session and self.session.committed else None
+        if action in ("suspend", "edit"):
+            return True if p is not None else None
+        return True
+
+    async def _guarded(self, step: Callable[[], Awaitable[T]]) -> T | None:
+        """Run one step at a time; database faults become notifications."""
+        if self.busy:
+            return None
+        self.busy = True
+        try:
+            return await step()
+        except DeckError as exc:
+            self.quiz.report(str(exc), title="Review")
+            return None
+        finally:
+            self.busy = False
+            self.refresh_bindings()
+
+    # -- flow -----------------------------------------------------------------------------
+
+    @work(exclusive=True, group="review")
+    async def start(self) -> None:
+        await self.ready()
+        quiz = self.quiz
+        self.session = ReviewSession(
+            quiz.cards,
+            quiz.registry,  # type: ignore[arg-type]
+            quiz.config,
+            quiz.env.clock,
+            quiz.env.seeds,
+            deck=self.deck,
+            practice=self.practice,
+            tz=quiz.env.tz,
+        )
+        session = self.session
+
+        async def begin() -> None:
+            await quiz.db.call(session.load)
+            await self._next()
+
+        await self._guarded(begin)
+
+    async def _next(self) -> None:
+        assert self.session is not None
+        p = await self.quiz.db.call(self.session.advance)
+        self._show_card(p)
+
+    def _title(self) -> Text:
+        s = self.session
+        text = Text()
+        text.append("Practice" if self.practice else "Review", style="bold")
+        if self.deck:
+            text.append(f" · {self.deck}")
+        if s and s.current:
+            text.append(f" · {s.current.card.deck} · {s.kind_label()}", style="dim")
+        if s:
+            text.append(f"  {s.done}/{s.total}")
+        return text
+
+    def _update_progress(self) -> None:
+        s = self.session
+        bar = self.query_one("#review-progress", ProgressBar)
+        if s:
+            bar.update(total=max(s.total, 1), progress=s.done)
+        self.query_one("#review-title", Static).update(self._title())
+
+    def _show_card(self, p: Presented | None) -> None:
+        self._update_progress()
+        answer = self.query_one("#answer", AnswerInput)
+        for selector in ("#verdict", "#solution", "#result", "#ratings", "#options"):
+            self.query_one(selector).display = False
+        done = self.query_one("#done", Static)
+        front = self.query_one("#front", Markdown)
+        if p is None:
+            front.display = False
+            answer.display = False
+            done.display = True
+            s = self.session
+            count = s.done if s else 0
+            message = Text()
+            message.append("Session done. ", style="bold green")
+            message.append(f"{count} rating{'s' if count != 1 else ''} saved.")
+            if not count:
+                message = Text("Nothing is due now. ", style="bold")
+                message.append("Practise (p on the home screen) reviews ahead.", style="")
+            message.append("\nescape: home · u: undo the last rating", style="dim")
+            done.update(message)
+            self.refresh_bindings()
+            return
+        done.display = False
+        front.display = True
+        front.update(p.front_markdown())
+        options = p.options()
+        if options:
+            text = Text()
+            for i, option in enumerate(options):
+                text.append(f" {chr(ord('a') + i)} ", style="bold reverse")
+                text.append(f" {option}\n")
+            self.query_one("#options", Static).update(text)
+            self.query_one("#options").display = True
+        answer.value = ""
+        answer.disabled = False
+        if p.card.type is CardType.BASIC:
+            answer.display = False
+            self.query_one("#verdict", Static).update(
+                Text("Think of the answer, then press space to reveal it.", style="italic")
+            )
+            self.query_one("#verdict").display = True
+            self.query_one("#verdict").set_classes("-hint")
+            self.query_one("#review-body").focus()
+        else:
+            answer.display = True
+            answer.placeholder = PLACEHOLDERS.get(p.card.type, "your answer")
+            answer.focus()
+        self.query_one("#review-body", VerticalScroll).scroll_home(animate=False)
+        self.refresh_bindings()
+
+    def _show_verdict(self, p: Presented, intervals: dict[Rating, str]) -> None:
+        verdict = p.verdict
+        assert verdict is not None
+        box = self.query_one("#verdict", Static)
+        text = Text()
+        if verdict.correct is True:
+            text.append("✔ ", style="bold green")
+            box.set_classes("-right")
+        elif verdict.correct is False:
+            text.append("✘ ", style="bold red")
+            box.set_classes("-wrong")
+        else:
+            box.set_classes("-self")
+        text.append(verdict.message)
+        if verdict.exact and verdict.exact not in verdict.message:
+            text.append("\nAnswer: ", style="bold")
+            text.append(verdict.exact)
+        if p.attempts > 1:
+            text.append(f"\nattempt {p.attempts}", style="dim")
+        if verdict.correct is False and p.card.type is not CardType.BASIC:
+            text.append("\ne or tab: try again · 1–4: rate", style="dim")
+        box.update(text)
+        box.display = True
+        solution = verdict.solution.strip()
+        md = self.query_one("#solution", Markdown)
+        md.display = bool(solution)
+        md.update(solution)
+        run = p.card.answer.computation.run if p.card.answer and p.card.answer.computation else ""
+        self.query_one("#result", ResultView).show(p.solution, run, self.quiz.registry)
+        ratings = self.query_one("#ratings", RatingBar)
+        ratings.display = True
+        ratings.show(intervals, verdict.suggested)
+        self.refresh_bindings()
+
+    async def _after_answer(self, p: Presented) -> None:
+        assert self.session is not None
+        intervals = await self.quiz.db.call(self.session.preview)
+        self._show_verdict(p, intervals)
+
+    # -- events and actions ---------------------------------------------------------------
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.current is not None and event.input.id == "answer":
+            self.check(event.value)
+
+    @work(exclusive=True, group="review")
+    async def check(self, text: str) -> None:
+        session = self.session
+        if session is None or session.current is None:
+            return
+        p = session.current
+
+        async def step() -> None:
+            await asyncio.to_thread(session.check, text)
+            await self._after_answer(p)
+
+        await self._guarded(step)
+
+    @work(exclusive=True, group="review")
+    async def action_reveal(self) -> None:
+        session = self.session
+        if session is None or session.current is None:
+            return
+        p = session.current
+
+        async def step() -> None:
+            await asyncio.to_thread(session.reveal)
+            await self._after_answer(p)
+
+        await self._guarded(step)
+
+    def on_rating_bar_rated(self, event: RatingBar.Rated) -> None:
+        self.rate(event.rating)
+
+    def action_rate(self, value: int) -> None:
+        self.rate(Rating(value))
+
+    @work(exclusive=True, group="review")
+    async def rate(self, rating: Rating) -> None:
+        session = self.session
+        if session is None or session.current is None or not session.current.answered:
+            return
+        card_id = session.current.card.id
+        intervals = session.current.interval_labels()
+
+        async def step() -> None:
+            review = await self.quiz.db.call(session.rate, rating)
+            note = f"Saved {card_id}: {NAMES[rating]}"
+            if rating in intervals and not self.practice:
+                note += f", next in {intervals[rating]}"
+            if review.after.leech and not review.before.leech:
+                note += " — a leech now, suspended"
+            self.notify(note, timeout=3)
+            await self._next()
+
+        await self._guarded(step)
+
+    @work(exclusive=True, group="review")
+    async def action_undo(self) -> None:
+        session = self.session
+        if session is None or not session.committed:
+            self.notify("Nothing to undo in this session.", timeout=3)
+            return
+
+        async def step() -> None:
+            p = await self.quiz.db.call(session.undo)
+            self._show_card(p)
+            self.notify(f"Undone: {p.card.id} is back", timeout=3)
+            if p.answered:
+                await self._after_answer(p)
+                answer = self.query_one("#answer", AnswerInput)
+                if p.answers:
+                    answer.value = p.answers[-1]
+
+        await self._guarded(step)
+
+    @work(exclusive=True, group="review")
+    async def action_suspend(self) -> None:
+        session = self.session
+        if session is None or session.current is None:
+            return
+
+        async def step() -> None:
+            card_id = await self.quiz.db.call(session.suspend)
+            self.notify(f"Suspended {card_id} (unsuspend it in Browse)", timeout=4)
+            await self._next()
+
+        await self._guarded(step)
+
+    def action_edit(self) -> None:
+        answer = self.query_one("#answer", AnswerInput)
+        if answer.display:
+            answer.focus()
+            answer.action_end()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,233 @@
+"""Simulation lab: choose a collective, algorithm, ranks, size and op; step through it.
+
+The run happens in a worker. The step view shows every rank's blocks and the transfers
+of the step; below it, the bytes on the wire, busbw and algbw, and the modelled time of
+every algorithm against message size with the ring crossover marked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import ClassVar
+
+import numpy as np
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Footer, Input, Label, Select, Static
+
+from deck import units
+from quizcoll.collectives import CollectiveError, algorithms, get_collective
+from quizcoll.tui.screens.base import QuizScreen
+from quizcoll.tui.services.lab import COLLECTIVES, OPS, LabRequest, LabRun, simulate
+from quizcoll.tui.widgets.plot import render_loglog
+from quizcoll.tui.widgets.step_view import StepView
+
+MAX_LAB_RANKS = 64
+
+
+def _seconds(s: float) -> str:
+    return units.format_seconds(s, 2)
+
+
+def _field(label: str, widget: Select | Input, name: str) -> Vertical:
+    return Vertical(Label(label), widget, classes=f"field field-{name}")
+
+
+class SimLabScreen(QuizScreen):
+    """Step through a simulated collective."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        Binding("ctrl+r", "run", "Run"),
+        Binding("f6", "focus_steps", "Steps", show=False),
+    ]
+
+    def __init__(self, *, seed: int = 0) -> None:
+        super().__init__()
+        self.seed = seed
+        self.lab: LabRun | None = None
+
+    def compose(self) -> ComposeResult:
+        default = LabRequest()
+        with Horizontal(classes="controls"):
+            yield _field(
+                "collective",
+                Select(
+                    [(c, c) for c in COLLECTIVES],
+                    value=default.collective,
+                    allow_blank=False,
+                    compact=True,
+                    id="lab-collective",
+                ),
+                "wide",
+            )
+            yield _field(
+                "algorithm",
+                Select(
+                    [(a, a) for a in algorithms(default.collective)],
+                    value=default.algorithm,
+                    allow_blank=False,
+                    compact=True,
+                    id="lab-algorithm",
+                ),
+                "wide",
+            )
+            yield _field(
+                "ranks",
+                Input(str(default.ranks), id="lab-ranks", type="integer", compact=True),
+                "narrow",
+            )
+            yield _field("size/rank", Input("1MiB", id="lab-size", compact=True), "mid")
+            yield _field(
+                "op",
+                Select(
+                    [(o, o) for o in OPS],
+                    value=default.op,
+                    allow_blank=False,
+                    compact=True,
+                    id="lab-op",
+                ),
+                "mid",
+            )
+            yield Button("Run", id="lab-run", variant="primary", compact=True)
+        yield Static("", id="lab-status")
+        with VerticalScroll(classes="lab-body", id="lab-body"):
+            yield StepView(id="lab-steps")
+            yield Static("", id="lab-plot", classes="panel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#lab-steps").add_class("panel")
+        self.query_one("#lab-plot").border_title = "modelled time vs size per rank"
+        self.action_run()
+
+    # -- inputs ---------------------------------------------------------------------------
+
+    @on(Select.Changed, "#lab-collective")
+    def _collective_changed(self, event: Select.Changed) -> None:
+        names = algorithms(str(event.value))
+        algo = self.query_one("#lab-algorithm", Select)
+        current = algo.value
+        algo.set_options([(a, a) for a in names])
+        algo.value = current if current in names else names[0]
+        self.query_one("#lab-op", Select).disabled = not get_collective(str(event.value)).reduces
+
+    def request(self) -> LabRequest:
+        """The request the controls describe; raises ValueError with a readable message."""
+        ranks_text = self.query_one("#lab-ranks", Input).value.strip()
+        try:
+            ranks = int(ranks_text)
+        except ValueError:
+            raise ValueError(f"ranks: expected a whole number, got {ranks_text!r}") from None
+        if not 1 <= ranks <= MAX_LAB_RANKS:
+            raise ValueError(f"ranks: the lab shows 1 to {MAX_LAB_RANKS} ranks, got {ranks}")
+        size_text = self.query_one("#lab-size", Input).value.strip()
+        try:
+            size = int(units.to_base(size_text, units.Dim.BYTES))
+        except units.UnitError as exc:
+            raise ValueError(f"size: {exc}") from None
+        return LabRequest(
+            collective=str(self.query_one("#lab-collective", Select).value),
+            algorithm=str(self.query_one("#lab-algorithm", Select).value),
+            ranks=ranks,
+            size_bytes=size,
+            op=str(self.query_one("#lab-op", Select).value),
+        )
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_run()
+
+    @on(Button.Pressed, "#lab-run")
+    def _run_pressed(self) -> None:
+        self.action_run()
+
+    # -- running --------------------------------------------------------------------------
+
+    def action_run(self) -> None:
+        try:
+            req = self.request()
+        except ValueError as exc:
+            self.notify(str(exc), title="Simulation lab", severity="error")
+            return
+        self.simulate(req)
+
+    @work(exclusive=True, group="lab")
+    async def simulate(self, req: LabRequest) -> None:
+        status = self.query_one("#lab-status", Static)
+        status.update(Text(f"Simulating {req.collective} ({req.algorithm})…", style="italic"))
+        rng = np.random.default_rng(self.seed)
+        try:
+            lab = await asyncio.to_thread(simulate, req, rng)
+        except CollectiveError as exc:
+            status.update(Text(str(exc), style="bold red"))
+            self.notify(str(exc), title="Simulation lab", severity="error")
+            return
+        self.lab = lab
+        self.query_one("#lab-steps", StepView).load(lab)
+        self._show_summary(lab)
+        self._show_plot(lab)
+        self.query_one("#lab-steps", StepView).focus()
+
+    def _show_summary(self, lab: LabRun) -> None:
+        req = lab.request
+        text = Text()
+        text.append(f"{req.collective} · {req.algorithm} · {req.ranks} ranks · ", style="bold")
+        text.append(f"{units.format_bytes(lab.plan.input_bytes)}/rank · {lab.steps} steps")
+        if lab.verified is True:
+            text.append("  ✔ verified", style="bold green")
+        elif lab.verified is False:
+            text.append("  ✘ outputs differ from the definition", style="bold red")
+        else:
+            text.append("  (counted without data)", style="dim")
+        sent = lab.sent_so_far[-1]
+        text.append(f"\nmax sent/rank {units.format_bytes(float(sent.max()))}")
+        text.append(f" · total {units.format_bytes(float(sent.sum()))}")
+        text.append(f" · time {_seconds(lab.time_s)} ({req.link})")
+        if lab.algbw is not None and lab.busbw is not None:
+            text.append(f" · algbw {units.format_rate(lab.algbw)}")
+            text.append(f" · busbw {units.format_rate(lab.busbw)}")
+        self.query_one("#lab-status", Static).update(text)
+
+    def _show_plot(self, lab: LabRun) -> None:
+        marks: list[tuple[float, str]] = [(float(lab.plan.input_bytes), "this size")]
+        caption = Text()
+        if lab.crossover is not None:
+            c = lab.crossover
+            marks.append((float(c.size_bytes), "crossover"))
+            caption.append(
+                f"\nring overtakes {c.other} from {units.format_bytes(c.size_bytes)} per rank "
+                f"on {c.ranks} ranks ({_seconds(c.ring_time_s)} vs {_seconds(c.other_time_s)})"
+            )
+        elif lab.crossover_note:
+            caption.append("\n" + lab.crossover_note, style="dim")
+        width = max(40, self.query_one("#lab-plot").size.width - 4)
+        plot = render_loglog(
+            lab.sweep,
+            width,
+            12,
+            x_label="bytes per rank",
+            y_label="time",
+            x_format=lambda v: units.format_bytes(v, digits=0),
+            y_format=_seconds,
+            marks=marks,
+        )
+        plot.append_text(caption)
+        self.query_one("#lab-plot", Static).update(plot)
+
+    def on_resize(self) -> None:
+        if self.lab is not None:
+            self._show_plot(self.lab)
+
+    def on_step_view_moved(self, event: StepView.Moved) -> None:
+        self.query_one("#lab-body", VerticalScroll).scroll_home(animate=False)
+
+    def action_focus_steps(self) -> None:
+        self.query_one("#lab-steps", StepView).focus()
+
+    def action_back(self) -> None:
+        self.query_one("#lab-steps", StepView).stop()
+        self.app.pop_screen()

@@ -1,0 +1,1 @@
+"""What the screens drive, without textual: environment, database thread, review sessions."""

@@ -1,0 +1,80 @@
+"""Browse: one row per card with its review state, and the search language that filters them.
+
+A query is words (all must appear in the id, front, deck or tags) and filters:
+``deck:NAME``, ``tag:NAME``, ``type:numeric``, ``is:due``, ``is:new``, ``is:suspended``,
+``is:leech``. Matching is case-insensitive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from deck.model import Card
+from deck.store import CardRecord
+
+
+@dataclass(frozen=True)
+class BrowseRow:
+    card: Card
+    record: CardRecord | None
+
+    @property
+    def suspended(self) -> bool:
+        return bool(self.record and self.record.suspended)
+
+    @property
+    def leech(self) -> bool:
+        return bool(self.record and self.record.leech)
+
+    @property
+    def new(self) -> bool:
+        return self.record is None or self.record.state.is_new
+
+    def due_at(self) -> datetime | None:
+        return None if self.record is None else self.record.state.due
+
+    def is_due(self, now: datetime) -> bool:
+        due = self.due_at()
+        return due is not None and due <= now and not self.suspended
+
+    def haystack(self) -> str:
+        c = self.card
+        return " ".join((c.id, c.deck, c.front, " ".join(c.tags), c.type.value)).lower()
+
+
+def rows(cards: Sequence[Card], records: Mapping[str, CardRecord]) -> list[BrowseRow]:
+    return [BrowseRow(c, records.get(c.id)) for c in cards]
+
+
+def matches(row: BrowseRow, query: str, now: datetime) -> bool:
+    """Whether ``row`` satisfies every term of ``query``."""
+    text = row.haystack()
+    for term in query.lower().split():
+        key, sep, value = term.partition(":")
+        if sep and key == "deck":
+            if row.card.deck.lower() != value:
+                return False
+        elif sep and key == "tag":
+            if value not in (t.lower() for t in row.card.tags):
+                return False
+        elif sep and key == "type":
+            if row.card.type.value != value:
+                return False
+        elif sep and key == "is":
+            flags = {
+                "due": row.is_due(now),
+                "new": row.new,
+                "suspended": row.suspended,
+                "leech": row.leech,
+            }
+            if not flags.get(value, False):
+                return False
+        elif term not in text:
+            return False
+    return True
+
+
+def filter_rows(all_rows: Sequence[BrowseRow], query: str, now: datetime) -> list[BrowseRow]:
+    return [r for r in all_rows if matches(r, query, now)]

@@ -1,0 +1,52 @@
+"""The app's environment: where cards and reviews live, and the clock and seed source.
+
+Tests pass a frozen clock, a fixed seed sequence and UTC so every screen is
+deterministic; :func:`default_env` gives the real ones.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+
+from deck.scheduler import Config
+
+Clock = Callable[[], datetime]
+SeedSource = Callable[[], int]
+
+
+def system_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+def random_seed() -> int:
+    return secrets.randbits(31)
+
+
+@dataclass(frozen=True)
+class AppEnv:
+    """Everything the app reads from the outside world, passed in."""
+
+    db_path: Path
+    cards: Sequence[Path] | None = None
+    clock: Clock = system_clock
+    seeds: SeedSource = random_seed
+    config: Config | None = None  # None: read the user's config.toml
+    tz: tzinfo | None = None  # None: the system's local zone
+
+
+def fixed_seeds(*seeds: int) -> SeedSource:
+    """A seed source that returns ``seeds`` in turn, then repeats the last one."""
+    values = list(seeds) or [0]
+    index = 0
+
+    def next_seed() -> int:
+        nonlocal index
+        value = values[min(index, len(values) - 1)]
+        index += 1
+        return value
+
+    return next_seed

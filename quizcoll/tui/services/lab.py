@@ -1,0 +1,187 @@
+"""The simulation lab's computation: run a collective, keep its per-step state, sweep sizes.
+
+:func:`simulate` runs the collective on real numpy buffers (so ``verified`` is earned) when
+they fit in :data:`DATA_BUDGET`, else lays the algorithm out without data (traffic and
+time are exact either way). It returns everything the screen draws, step by step: the
+transfers of each round, which blocks every rank holds and how reduced they are, the
+bytes each rank has sent so far, and the modelled time of every algorithm across
+message sizes with the ring crossover.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from quizcoll.collectives import (
+    PRESETS,
+    Collective,
+    CollectiveError,
+    CostModel,
+    Crossover,
+    algorithms,
+    bandwidths,
+    crossover,
+    get_collective,
+    get_dtype,
+    plan,
+    run,
+    verify,
+)
+from quizcoll.collectives.api import Plan
+from quizcoll.collectives.trace import TraceStep
+
+DATA_BUDGET = 256 * 2**20  # bytes of input buffers simulated with data
+HOLDINGS_BUDGET = 64 * 2**20
+SWEEP_SIZES = tuple(2**k for k in range(10, 33, 2))  # 1 KiB .. 4 GiB per rank
+COLLECTIVES = tuple(c.value for c in Collective)
+OPS = ("sum", "prod", "max", "min", "avg")
+
+
+@dataclass(frozen=True)
+class LabRequest:
+    """What to simulate. ``size_bytes`` is one rank's input buffer."""
+
+    collective: str = "all_reduce"
+    algorithm: str = "ring"
+    ranks: int = 8
+    size_bytes: int = 2**20
+    op: str = "sum"
+    dtype: str = "float32"
+    root: int = 0
+    link: str = "nvlink"
+
+
+@dataclass(frozen=True)
+class LabRun:
+    """A simulated collective with everything the lab shows, step by step."""
+
+    request: LabRequest
+    collective: Collective
+    plan: Plan
+    holdings: np.ndarray | None  # (steps + 1, ranks, chunks); None when too large to keep
+    sent_so_far: np.ndarray  # (steps + 1, ranks) bytes sent before round t
+    verified: bool | None  # None: counted without data
+    time_s: float
+    algbw: float | None
+    busbw: float | None
+    sweep: dict[str, list[tuple[int, float]]]
+    crossover: Crossover | None
+    crossover_note: str
+
+    @property
+    def steps(self) -> int:
+        return self.plan.steps
+
+    @property
+    def ranks(self) -> int:
+        return self.plan.ranks
+
+    @property
+    def chunks(self) -> int:
+        return self.plan.schedule.nblocks
+
+    @property
+    def full(self) -> int:
+        """The holdings value meaning "complete" (all contributions, or present)."""
+        return self.ranks if self.collective.reduces else 1
+
+    def step(self, index: int) -> TraceStep:
+        return self.plan.trace.step(index)
+
+
+def _count(req: LabRequest, itemsize: int) -> int:
+    if req.size_bytes < itemsize:
+        raise CollectiveError(f"size must be at least one {itemsize}-byte element")
+    count = req.size_bytes // itemsize
+    if get_collective(req.collective) is Collective.REDUCE_SCATTER and count % req.ranks:
+        count = max(req.ranks, count - count % req.ranks)
+    return count
+
+
+def _sweep(collective: Collective, ranks: int, itemsize: int, model: CostModel) -> dict:
+    out: dict[str, list[tuple[int, float]]] = {}
+    for name in algorithms(collective):
+        points = []
+        for size in SWEEP_SIZES:
+            count = max(ranks, size // itemsize)
+            count -= count % ranks
+            try:
+                p = plan(collective, ranks, count, algorithm=name, dtype=get_dtype("float32"))
+                points.append((count * itemsize, p.time(model)))
+            except CollectiveError:
+                continue
+        if points:
+            out[name] = points
+    return out
+
+
+def _sent_so_far(p: Plan) -> np.ndarray:
+    trace = p.trace
+    out = np.zeros((p.steps + 1, p.ranks), dtype=np.int64)
+    for i in range(p.steps):
+        st = trace.step(i)
+        out[i + 1] = out[i] + np.bincount(st.src, weights=st.bytes, minlength=p.ranks).astype(
+            np.int64
+        )
+    return out
+
+
+def simulate(req: LabRequest, rng: np.random.Generator) -> LabRun:
+    """Run ``req``; raises :class:`CollectiveError` on a bad request."""
+    collective = get_collective(req.collective)
+    dtype = get_dtype(req.dtype)
+    model = CostModel(link=PRESETS[req.link])
+    count = _count(req, dtype.itemsize)
+    verified: bool | None = None
+    if dtype.numpy is not None and req.ranks * count * dtype.itemsize <= DATA_BUDGET:
+        inputs = [rng.integers(-8, 9, size=count).astype(dtype.numpy) for _ in range(req.ranks)]
+        op = req.op if collective.reduces else "sum"
+        result = run(collective, inputs, algorithm=req.algorithm, op=op, root=req.root)
+        p = result.plan
+        verified = bool(verify(result, inputs))
+    else:
+        p = plan(collective, req.ranks, count, algorithm=req.algorithm, dtype=dtype, root=req.root)
+    try:
+        holdings = p.trace.holdings(HOLDINGS_BUDGET)
+    except CollectiveError:
+        holdings = None
+    time_s = p.time(model)
+    algbw, busbw = bandwidths(collective, req.ranks, p.input_bytes, time_s)
+    cross: Crossover | None = None
+    note = ""
+    if collective is Collective.ALL_REDUCE and req.ranks > 1:
+        other = req.algorithm if req.algorithm != "ring" else "double_binary_tree"
+        try:
+            cross = crossover(req.ranks, other, model)
+        except CollectiveError as exc:
+            note = str(exc)
+    return LabRun(
+        request=req,
+        collective=collective,
+        plan=p,
+        holdings=holdings,
+        sent_so_far=_sent_so_far(p),
+        verified=verified,
+        time_s=time_s,
+        algbw=algbw,
+        busbw=busbw,
+        sweep=_sweep(collective, req.ranks, dtype.itemsize, model),
+        crossover=cross,
+        crossover_note=note,
+    )
+
+
+def layout_only(req: LabRequest) -> LabRun:
+    """``req`` laid out without data, sweep or crossover: the steps and traffic only
+    (cheap enough to run under a review card)."""
+    collective = get_collective(req.collective)
+    dtype = get_dtype(req.dtype)
+    count = _count(req, dtype.itemsize)
+    p = plan(collective, req.ranks, count, algorithm=req.algorithm, dtype=dtype, root=req.root)
+    time_s = p.time(CostModel(link=PRESETS[req.link]))
+    algbw, busbw = bandwidths(collective, req.ranks, p.input_bytes, time_s)
+    return LabRun(
+        req, collective, p, None, _sent_so_far(p), None, time_s, algbw, busbw, {}, None, ""
+    )

@@ -1,0 +1,87 @@
+"""The memory lab's computation: a model's inference memory, its fit on GPUs, the longest
+context that fits. Pure; the screen runs :func:`compute` in a worker."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from quizcoll.memory.errors import MemoryInputError
+from quizcoll.memory.formats import parse_format, parse_kv_dtype
+from quizcoll.memory.gpus import DEFAULT_UTILIZATION, Gpu, find_gpu
+from quizcoll.memory.inference import InferenceEstimate, estimate, gpus_needed, max_context
+from quizcoll.memory.source import parse_context, resolve_source
+
+AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class MemoryRequest:
+    """A catalog model (or a ``config.json`` path, which wins when given) and the setting."""
+
+    model: str = "llama-3-8b"
+    config_path: str = ""
+    dtype: str = "bf16"
+    kv_dtype: str = AUTO
+    context: str = "8k"
+    batch: int = 1
+    gpu: str = "h100-80gb"
+    gpus: int = 1
+    flash_attention: bool = True
+
+
+@dataclass(frozen=True)
+class MemoryResult:
+    request: MemoryRequest
+    label: str
+    estimate: InferenceEstimate
+    gpu: Gpu
+    gpus: int
+    gpus_needed: int
+    per_gpu_bytes: int
+    usable_bytes: int
+    max_context: int
+
+    @property
+    def fits(self) -> bool:
+        return self.per_gpu_bytes <= self.usable_bytes
+
+
+def compute(req: MemoryRequest) -> MemoryResult:
+    """Raises :class:`MemoryInputError` with a one-line message on any bad input."""
+    if req.gpus < 1:
+        raise MemoryInputError(f"GPU count must be at least 1, got {req.gpus}")
+    path = req.config_path.strip()
+    source = resolve_source(config=path) if path else resolve_source(model=req.model)
+    assert source.config is not None
+    fmt = parse_format(req.dtype)
+    kv = None if req.kv_dtype == AUTO else parse_kv_dtype(req.kv_dtype)
+    context = parse_context(req.context)
+    gpu = find_gpu(req.gpu)
+    est = estimate(
+        source.config,
+        fmt,
+        kv_format=kv,
+        context=context,
+        batch=req.batch,
+        flash_attention=req.flash_attention,
+    )
+    longest = max_context(
+        source.config,
+        fmt,
+        gpu,
+        gpus=req.gpus,
+        kv_format=kv,
+        batch=req.batch,
+        flash_attention=req.flash_attention,
+    )
+    return MemoryResult(
+        request=req,
+        label=source.label,
+        estimate=est,
+        gpu=gpu,
+        gpus=req.gpus,
+        gpus_needed=gpus_needed(est, gpu),
+        per_gpu_bytes=est.per_gpu_bytes(req.gpus),
+        usable_bytes=gpu.usable_bytes(DEFAULT_UTILIZATION),
+        max_context=longest,
+    )

@@ -1,0 +1,1 @@
+"""Widgets and text renderers the screens share."""

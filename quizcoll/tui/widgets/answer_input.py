@@ -1,0 +1,30 @@
+"""The answer box: an Input that leaves ``space`` and ``u`` to the screen while it is empty.
+
+An answer never starts with a space, and right after a rating the box is empty, so
+``space`` (reveal) and ``u`` (undo) keep working without leaving the box.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import Input
+
+PASS_WHEN_EMPTY = frozenset({" ", "u"})
+
+
+class AnswerInput(Input):
+    """Where the answer is typed; Enter checks it."""
+
+    def _passes(self, character: str | None) -> bool:
+        return not self.value and character in PASS_WHEN_EMPTY
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        if self._passes(character):
+            return False
+        return super().check_consume_key(key, character)
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Textual calls each class's handler along the MRO until one prevents the default;
+        # preventing it here keeps Input from typing the key, so it reaches the bindings.
+        if self._passes(event.character):
+            event.prevent_default()

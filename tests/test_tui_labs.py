@@ -1,0 +1,100 @@
+"""Pilot tests of the two labs: stepping through a ring all-reduce, and a memory breakdown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input, Select, Static
+from tui_support import SMALL, make_app, plain, run_async, settle
+
+from quizcoll.tui.screens.memory_lab import MemoryLabScreen
+from quizcoll.tui.screens.sim_lab import SimLabScreen
+from quizcoll.tui.widgets.step_view import StepView
+
+
+@run_async
+async def test_step_through_ring_all_reduce(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "r.db")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SimLabScreen)
+        screen.query_one("#lab-ranks", Input).value = "4"
+        screen.query_one("#lab-size", Input).value = "64KiB"
+        screen.action_run()
+        await settle(pilot)
+        lab = screen.lab
+        assert lab is not None and lab.verified is True
+        assert (lab.request.algorithm, lab.ranks, lab.steps) == ("ring", 4, 6)
+        view = screen.query_one("#lab-steps", StepView)
+        assert app.focused is view and view.view == 0
+
+        await pilot.press("right")
+        assert view.view == 1
+        assert "4 transfer(s), 64.00 KiB on the wire" in plain(view)
+        # after reduce-scatter (N−1 = 3 steps) each rank holds one fully reduced block
+        await pilot.press("right", "right")
+        assert [int((lab.holdings[3, r] == 4).sum()) for r in range(4)] == [1, 1, 1, 1]
+        await pilot.press("end")
+        assert view.view == 6
+        # per-rank traffic of a ring all-reduce: 2(N−1)/N · S
+        assert lab.sent_so_far[6].tolist() == [2 * 3 * 64 * 1024 // 4] * 4
+        assert (lab.holdings[6] == 4).all()
+        await pilot.press("right")  # past the end stays at the end
+        assert view.view == 6
+        await pilot.press("left", "home")
+        assert view.view == 0
+        status = plain(screen.query_one("#lab-status", Static))
+        assert "✔ verified" in status and "busbw" in status
+
+
+@run_async
+async def test_lab_reports_bad_input_and_keeps_running(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "r.db")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#lab-collective", Select).value = "reduce_scatter"
+        await pilot.pause()
+        assert screen.query_one("#lab-algorithm", Select).value == "ring"
+        screen.query_one("#lab-size", Input).value = "12 parsecs"
+        screen.action_run()
+        await settle(pilot)
+        assert any("size" in n.message for n in app._notifications)
+        screen.query_one("#lab-size", Input).value = "96KiB"
+        screen.query_one("#lab-ranks", Input).value = "3"
+        screen.action_run()
+        await settle(pilot)
+        assert screen.lab.request.collective == "reduce_scatter"
+        assert screen.lab.sent_so_far[-1].tolist() == [2 * 32 * 1024] * 3  # (N−1)/N · S
+
+
+@run_async
+async def test_memory_breakdown(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "r.db")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MemoryLabScreen)
+        result = screen.result
+        assert result is not None and result.fits
+        assert result.estimate.parameters == 8_030_261_248  # Llama-3-8B, exact
+        screen.query_one("#mem-model", Select).value = "llama-3-70b"
+        screen.query_one("#mem-context", Input).value = "32k"
+        screen.query_one("#mem-gpus", Input).value = "2"
+        screen.action_compute()
+        await settle(pilot)
+        result = screen.result
+        assert result.estimate.context == 32768
+        assert not result.fits and result.gpus_needed == 3
+        assert 0 < result.max_context < 32768
+        status = plain(screen.query_one("#mem-status", Static))
+        assert "does not fit" in status and "needs 3 × NVIDIA H100 80GB" in status
+        bars = plain(screen.query_one("#mem-bars", Static))
+        assert "KV cache" in bars and "GiB" in bars and "GB)" in bars

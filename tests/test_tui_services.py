@@ -1,0 +1,70 @@
+"""Unit tests of what the TUI screens draw and filter, without running the app."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+
+from rich.console import Console
+from tui_support import FIXTURE_CARDS
+
+from deck.checking import Solution
+from quizcoll.collection import load
+from quizcoll.executables import build_registry
+from quizcoll.tui.services.browse import filter_rows, rows
+from quizcoll.tui.widgets.bars import Bar, bar_cells, render_bars
+from quizcoll.tui.widgets.result_view import render_result
+
+NOW = datetime(2025, 3, 3, tzinfo=UTC)
+
+
+def _text(renderable: object) -> str:
+    console = Console(width=100, record=True, color_system=None, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+def test_browse_query_language() -> None:
+    collection, _ = load([FIXTURE_CARDS])
+    all_rows = rows(collection.cards, {})
+
+    def ids(query: str) -> list[str]:
+        return [r.card.id for r in filter_rows(all_rows, query, NOW)]
+
+    assert ids("type:choice") == ["ring-steps"]
+    assert ids("tag:vram deck:memory") == ["fp32-weights-gib", "kv-cache-growth"]
+    assert ids("RING deck:collectives type:numeric") == ["ring-reduce-scatter-bytes"]
+    assert ids("is:new") == [c.id for c in collection.cards]
+    assert ids("is:suspended") == [] and ids("is:due") == []
+    assert ids("deck:nope") == []
+
+
+def test_bars_scale_in_eighths() -> None:
+    assert bar_cells(1, 1, 4) == "████"
+    assert bar_cells(0.5, 1, 4) == "██"
+    assert bar_cells(1, 8 * 4, 4) == "▏"  # one eighth of a cell
+    assert bar_cells(0, 1, 4) == "" and bar_cells(1, 0, 4) == ""
+    text = render_bars([Bar("a", 2, "2 B"), Bar("bb", 1, "1 B")], 30, limit=4).plain
+    assert text.splitlines()[0].startswith("a  ") and "▲ limit" in text
+
+
+def test_result_view_of_a_collective_shows_every_step() -> None:
+    registry = build_registry()
+    ex = registry.get("collectives.all_reduce")
+    args = ex.bind({"ranks": 4, "size": "1MiB"})
+    result = registry.call("collectives.all_reduce", args)
+    text = _text(render_result(Solution(1.0, "", result=result, args=args), ex.name, registry, 80))
+    assert "6 steps of ring on 4 ranks" in text
+    assert "step  6" in text and "max sent so far 1.50 MiB" in text  # 2(N−1)/N · S
+    assert text.count("rank ") >= 4
+
+
+def test_result_view_of_a_memory_estimate_draws_the_breakdown() -> None:
+    registry = build_registry()
+    ex = registry.get("memory.inference")
+    args = ex.bind({"model": "llama-3-8b"})
+    result = registry.call("memory.inference", args)
+    text = _text(render_result(Solution(1.0, "", result=result, args=args), ex.name, registry, 80))
+    for part in ("weights", "KV cache", "activations", "overhead"):
+        assert part in text
+    assert "14.96 GiB (16.06 GB)" in text  # 8,030,261,248 parameters × 2 bytes

@@ -1,0 +1,75 @@
+"""Shared helpers of the TUI tests: an app on the fixture cards, a temporary database,
+a frozen clock, fixed seeds and UTC; and a way to wait until every worker is done."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import io
+from collections.abc import Callable, Coroutine
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from deck.scheduler import Config, Settings
+from quizcoll.tui.app import QuizApp
+from quizcoll.tui.services.env import AppEnv, fixed_seeds
+
+FIXTURE_CARDS = Path(__file__).parent / "fixtures" / "tui_cards"
+FROZEN_NOW = datetime(2025, 3, 3, 12, 0, tzinfo=UTC)
+SMALL = (80, 24)
+LARGE = (200, 50)
+
+
+def make_app(
+    db_path: Path, *, now: datetime = FROZEN_NOW, seeds: tuple[int, ...] = (1,)
+) -> QuizApp:
+    """An app on the fixture cards whose clock, seeds, settings and time zone are fixed."""
+    env = AppEnv(
+        db_path=db_path,
+        cards=[FIXTURE_CARDS],
+        clock=lambda: now,
+        seeds=fixed_seeds(*seeds),
+        config=Config(default=Settings(fuzz=False)),  # fsrs fuzz is random
+        tz=UTC,
+    )
+    return QuizApp(env)
+
+
+async def settle(pilot: Pilot) -> None:
+    """Wait until the workers (loading, database, checking, simulating) have finished."""
+    from textual.worker import WorkerCancelled
+
+    for _ in range(4):
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:  # an exclusive worker replaced by a newer one
+            continue
+        await pilot.pause()
+
+
+def no_blink(pilot: Pilot) -> None:
+    for box in pilot.app.screen.query(Input):
+        box.cursor_blink = False
+
+
+def run_async(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an ``async def`` test in a fresh event loop (no async pytest plugin needed)."""
+
+    @functools.wraps(test)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return wrapper
+
+
+def plain(widget: Any, width: int = 120) -> str:
+    """What a Static-like widget shows, as plain text (Rich renderables rendered)."""
+    from rich.console import Console
+
+    console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
+    console.print(widget.content)
+    return console.export_text()
