@@ -12,7 +12,7 @@ The daily queue, per deck:
   earliest due first; they are not limited;
 - review cards due by the end of the review day, lowest retrievability first, at most
   ``reviews_per_day`` (default 200) minus the reviews already done today in that deck;
-- new cards in collection order, at most ``new_per_day`` (default 20) minus those already
+- new cards in file order within a deck, taking turns across decks, at most ``new_per_day`` (default 20) minus those already
   introduced today, interleaved evenly among the reviews.
 
 Suspended, buried and (naturally) orphaned cards are left out. The practice queue
@@ -23,6 +23,7 @@ the schedule (the session records them with ``practice=True``).
 from __future__ import annotations
 
 import enum
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -110,7 +111,7 @@ def build_queue(
     records = store.cards()
     learning: list[QueueEntry] = []
     reviews: list[QueueEntry] = []
-    new: list[QueueEntry] = []
+    new_by_deck: list[list[QueueEntry]] = []
     by_deck: dict[str, list[Card]] = {}
     for card in cards:
         if deck is None or card.deck == deck:
@@ -138,7 +139,10 @@ def build_queue(
                 deck_reviews.append(QueueEntry(card, EntryKind.REVIEW, state, r))
         deck_reviews.sort(key=lambda e: (e.retrievability, e.state.due, e.card.id))
         reviews.extend(deck_reviews[: max(0, settings.reviews_per_day - reviews_done)])
-        new.extend(deck_new[: max(0, settings.new_per_day - new_done)])
+        new_by_deck.append(deck_new[: max(0, settings.new_per_day - new_done)])
+    # New cards keep their file order within a deck (authors order them to teach) and take
+    # turns across decks, so a session mixes subjects instead of draining one deck first.
+    new = [e for group in itertools.zip_longest(*new_by_deck) for e in group if e is not None]
     learning.sort(key=lambda e: (e.state.due, e.card.id))
     reviews.sort(key=lambda e: (e.retrievability, e.state.due, e.card.id))
     queue = learning + _interleave(reviews, new)
