@@ -86,7 +86,7 @@ def test_a_fault_at_every_point_is_reported_three_times_at_most() -> None:
         'args: {symbol: "{u}"}\n        field: family',
         'args: {symbol: "= 1"}\n        field: family',
     )
-    cards, problems = load_text(broken, "t.yaml", REGISTRY)
+    cards, _ = load_text(broken, "t.yaml", REGISTRY)
     report = run_checks(Collection(tuple(cards)), REGISTRY, seeds=1)
     faults = [f for f in report.failures if "binary units" in f.what]
     assert len(faults) == 3

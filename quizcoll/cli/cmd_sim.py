@@ -89,18 +89,20 @@ def run(args: argparse.Namespace) -> int:
     if args.trace and args.ranks > TRACE_MAX_RANKS:
         raise UsageError(f"--trace shows at most {TRACE_MAX_RANKS} ranks, got --ranks {args.ranks}")
     link = co.get_preset(args.link)
-    latency = link.latency_s if args.latency is None else _quantity(
-        args.latency, "--latency", units.Dim.SECONDS
+    latency = (
+        link.latency_s
+        if args.latency is None
+        else _quantity(args.latency, "--latency", units.Dim.SECONDS)
     )
-    bandwidth = link.bandwidth if args.bandwidth is None else _quantity(
-        args.bandwidth, "--bandwidth", units.Dim.RATE
+    bandwidth = (
+        link.bandwidth
+        if args.bandwidth is None
+        else _quantity(args.bandwidth, "--bandwidth", units.Dim.RATE)
     )
     count = int(size) // dtype.itemsize
     try:
         model = co.CostModel(co.LinkModel(args.link, latency, bandwidth))
-        p = co.plan(
-            collective, args.ranks, count, algorithm=algorithm, dtype=dtype, root=args.root
-        )
+        p = co.plan(collective, args.ranks, count, algorithm=algorithm, dtype=dtype, root=args.root)
         verified, verified_elements = _verify(p, op, int(budget), args.seed)
     except co.CollectiveError as exc:
         raise UsageError(str(exc)) from None
@@ -182,7 +184,10 @@ def _table(doc: dict[str, Any], p: Any, trace: bool, link: str) -> str:
     verified = {True: "yes", False: "NO — outputs differ from the definition", None: "not run"}[
         doc["verified"]
     ]
-    if doc["verified"] is not None and doc["verified_elements"] * p.dtype.itemsize != doc["size_bytes"]:
+    if (
+        doc["verified"] is not None
+        and doc["verified_elements"] * p.dtype.itemsize != doc["size_bytes"]
+    ):
         verified += f" (simulated at {doc['verified_elements']:,} elements per rank)"
     lines = [
         f"{doc['collective']} · {doc['algorithm']} · {doc['ranks']} ranks · "
@@ -220,9 +225,15 @@ def _trace_lines(p: Any) -> list[str]:
     held = trace.holdings()
     n = p.ranks
     width = len(str(n))
+    full = f"{n} = fully reduced" if p.collective.reduces else "1 = present"
+    slots = (
+        f" Slots {n}..{2 * n - 1} receive (slot {n} + s holds what rank s sent)."
+        if p.collective.value == "all_to_all"
+        else ""
+    )
     lines = [
         "Trace: '+' combines into the receiver's chunk, '=' stores it. Buffers show, per "
-        f"chunk, how many ranks' data it holds ({n} = complete, · = empty).",
+        f"chunk, how many ranks' data it holds ({full}, · = empty).{slots}",
         "",
         "  before step 1:",
         *_buffer_lines(held[0], width),

@@ -12,7 +12,7 @@ import importlib
 from deck.registry import Registry
 
 # Submodules of quizcoll.executables, each with register(registry).
-MODULES: tuple[str, ...] = ("units", "memory")
+MODULES: tuple[str, ...] = ("units", "memory", "collectives")
 
 
 @functools.cache
