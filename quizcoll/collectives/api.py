@@ -1,0 +1,398 @@
+"""The simulator's entry points: :func:`plan` (no data), :func:`run` (with data),
+:func:`algorithms`, :func:`verify` and the hierarchical all-reduce."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from quizcoll.collectives import cost as cost_model
+from quizcoll.collectives.dtypes import DType, dtype_of_array, get_dtype
+from quizcoll.collectives.errors import CollectiveError
+from quizcoll.collectives.execute import pack, run_schedule, unpack
+from quizcoll.collectives.layout import Layout
+from quizcoll.collectives.ops import Op, finish, get_op
+from quizcoll.collectives.ring_kernel import run_ring
+from quizcoll.collectives.schedule import Schedule
+from quizcoll.collectives.schedules import (
+    ALGORITHMS,
+    build,
+    build_hierarchical,
+    check_algorithm,
+    layout_for,
+)
+from quizcoll.collectives.semantics import (
+    Collective,
+    check_split_sizes,
+    get_collective,
+    reference,
+)
+from quizcoll.collectives.trace import Trace
+from quizcoll.collectives.traffic import per_rank, per_rank_by_link
+
+DEFAULT_BUDGET = 1 << 30  # bytes of simulated buffers a single run may allocate
+MAX_RANKS = 1024
+
+
+def _format_bytes(n: float) -> str:
+    from deck.units import format_bytes
+
+    return format_bytes(n)
+
+
+def algorithms(name: str | Collective) -> tuple[str, ...]:
+    """The algorithm names :func:`run` accepts for collective ``name`` (default first)."""
+    return ALGORITHMS[get_collective(name)]
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """An algorithm laid out for N ranks and a per-rank element count: schedule, block
+    layout and the exact traffic, without any data."""
+
+    collective: Collective
+    algorithm: str
+    ranks: int
+    count: int
+    dtype: DType
+    root: int
+    layout: Layout
+    schedule_factory: Callable[[], Schedule]
+    gpus_per_node: int | None = None
+
+    @cached_property
+    def schedule(self) -> Schedule:
+        """The rounds, built on first use (a ring over 1024 ranks has 2 million rows)."""
+        return self.schedule_factory()
+
+    @property
+    def uses_ring_kernel(self) -> bool:
+        """Whether :func:`run` executes this plan with the vectorised ring kernel."""
+        return self.algorithm == "ring" and self.collective in (
+            Collective.ALL_REDUCE,
+            Collective.REDUCE_SCATTER,
+            Collective.ALL_GATHER,
+        )
+
+    @property
+    def steps(self) -> int:
+        return self.schedule.steps
+
+    @property
+    def input_bytes(self) -> int:
+        """Bytes of one rank's input buffer (the largest, for uneven all_to_all)."""
+        if self.collective is Collective.ALL_TO_ALL:
+            return int(self.layout.elems[:, : self.ranks].sum(axis=1).max()) * self.dtype.itemsize
+        return self.count * self.dtype.itemsize
+
+    @cached_property
+    def trace(self) -> Trace:
+        return Trace(self.schedule, self.layout, self.dtype.itemsize)
+
+    @cached_property
+    def _traffic(self) -> tuple[np.ndarray, np.ndarray]:
+        return per_rank(self.schedule, self.trace.row_bytes)
+
+    @property
+    def bytes_sent(self) -> np.ndarray:
+        return self._traffic[0]
+
+    @property
+    def bytes_received(self) -> np.ndarray:
+        return self._traffic[1]
+
+    def bytes_by_link(self, gpus_per_node: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per-rank bytes sent inside the node and between nodes."""
+        return per_rank_by_link(self.schedule, self.trace.row_bytes, gpus_per_node)
+
+    def time(self, model: cost_model.CostModel | None = None) -> float:
+        """Modelled seconds under ``model`` (NVLink preset by default)."""
+        return cost_model.total_time(
+            self.schedule, self.trace.row_bytes, model or cost_model.CostModel()
+        )
+
+    def step_times(self, model: cost_model.CostModel | None = None) -> np.ndarray:
+        return cost_model.step_times(
+            self.schedule, self.trace.row_bytes, model or cost_model.CostModel()
+        )
+
+    def buffer_bytes(self) -> int:
+        """Bytes of simulation buffers a :func:`run` of this plan allocates."""
+        lay = self.layout
+        working = lay.ranks * lay.nblocks * lay.block_max * self.dtype.itemsize
+        outputs = sum(lay.output_elems(r) for r in range(lay.ranks)) * self.dtype.itemsize
+        if self.uses_ring_kernel:
+            return working + outputs
+        widest_round = int(np.diff(self.schedule.offsets).max()) if self.steps else 0
+        payload = widest_round * lay.block_max * self.dtype.itemsize
+        return working + 2 * payload + outputs
+
+
+def _check_ranks(ranks: int) -> None:
+    if not isinstance(ranks, int | np.integer) or isinstance(ranks, bool):
+        raise CollectiveError(f"ranks must be a whole number, got {ranks!r}")
+    if not 1 <= ranks <= MAX_RANKS:
+        raise CollectiveError(f"ranks must be between 1 and {MAX_RANKS}, got {ranks}")
+
+
+def _check_root(root: int, ranks: int) -> None:
+    if not isinstance(root, int | np.integer) or not 0 <= root < ranks:
+        raise CollectiveError(f"root must be a rank between 0 and {ranks - 1}, got {root!r}")
+
+
+def plan(
+    name: str | Collective,
+    ranks: int,
+    count: int,
+    *,
+    algorithm: str | None = None,
+    dtype: str | DType = "float32",
+    root: int = 0,
+    split_sizes: object = None,
+) -> Plan:
+    """Lay out ``algorithm`` for ``name`` on ``ranks`` ranks with ``count`` elements per
+    rank. Exact steps, bytes and modelled time for any size: no data is allocated."""
+    collective = get_collective(name)
+    algorithm = check_algorithm(collective, algorithm)
+    _check_ranks(ranks)
+    ranks = int(ranks)
+    _check_root(root, ranks)
+    kind = dtype if isinstance(dtype, DType) else get_dtype(dtype)
+    splits = None
+    if split_sizes is not None:
+        if collective is not Collective.ALL_TO_ALL:
+            raise CollectiveError("split_sizes applies to all_to_all only")
+        splits = check_split_sizes(split_sizes, ranks, [count] * ranks)
+    if not isinstance(count, int | np.integer) or count < 1:
+        raise CollectiveError(f"the element count must be a positive whole number, got {count!r}")
+    return _make_plan(collective, algorithm, ranks, int(count), kind, int(root), splits)
+
+
+def _make_plan(
+    collective: Collective,
+    algorithm: str,
+    ranks: int,
+    count: int,
+    kind: DType,
+    root: int,
+    splits: np.ndarray | None,
+) -> Plan:
+    layout = layout_for(collective, algorithm, ranks, count, root=root, split_sizes=splits)
+
+    def schedule() -> Schedule:
+        return build(collective, algorithm, ranks, count, root=root, split_sizes=splits)[0]
+
+    return Plan(collective, algorithm, ranks, count, kind, root, layout, schedule)
+
+
+def plan_hierarchical(
+    nodes: int, gpus_per_node: int, count: int, *, dtype: str | DType = "float32"
+) -> Plan:
+    """The hierarchical all-reduce laid out over ``nodes × gpus_per_node`` ranks."""
+    for label, value in (("nodes", nodes), ("gpus_per_node", gpus_per_node)):
+        if not isinstance(value, int) or value < 1:
+            raise CollectiveError(f"{label} must be a positive whole number, got {value!r}")
+    _check_ranks(nodes * gpus_per_node)
+    if not isinstance(count, int | np.integer) or count < 1:
+        raise CollectiveError(f"the element count must be a positive whole number, got {count!r}")
+    kind = dtype if isinstance(dtype, DType) else get_dtype(dtype)
+    schedule, layout = build_hierarchical(nodes, gpus_per_node, int(count))
+    return Plan(
+        Collective.ALL_REDUCE,
+        "hierarchical",
+        nodes * gpus_per_node,
+        int(count),
+        kind,
+        0,
+        layout,
+        lambda: schedule,
+        gpus_per_node=gpus_per_node,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class CollectiveResult:
+    """What :func:`run` returns: outputs, exact traffic and the trace."""
+
+    collective: Collective
+    algorithm: str
+    op: Op
+    plan: Plan
+    outputs: list[np.ndarray | None]
+
+    @property
+    def ranks(self) -> int:
+        return self.plan.ranks
+
+    @property
+    def steps(self) -> int:
+        """Communication rounds."""
+        return self.plan.steps
+
+    @property
+    def bytes_sent(self) -> np.ndarray:
+        return self.plan.bytes_sent
+
+    @property
+    def bytes_received(self) -> np.ndarray:
+        return self.plan.bytes_received
+
+    @property
+    def trace(self) -> Trace:
+        return self.plan.trace
+
+
+def _check_inputs(
+    collective: Collective, inputs: Sequence[np.ndarray], split_sizes: object
+) -> tuple[list[np.ndarray], np.ndarray | None]:
+    if isinstance(inputs, np.ndarray) and inputs.ndim == 2:
+        inputs = list(inputs)
+    if not isinstance(inputs, Sequence) or isinstance(inputs, str | bytes):
+        raise CollectiveError("inputs must be a list of N one-dimensional arrays (one per rank)")
+    arrays = [np.asarray(x) for x in inputs]
+    if not arrays:
+        raise CollectiveError("inputs is empty: give one array per rank")
+    _check_ranks(len(arrays))
+    for r, a in enumerate(arrays):
+        if a.ndim != 1:
+            raise CollectiveError(f"input of rank {r} must be one-dimensional, got shape {a.shape}")
+        if a.dtype != arrays[0].dtype:
+            raise CollectiveError(
+                f"input of rank {r} has dtype {a.dtype}, rank 0 has {arrays[0].dtype}"
+            )
+    dtype_of_array(arrays[0])
+    lengths = [len(a) for a in arrays]
+    splits = None
+    if split_sizes is not None:
+        if collective is not Collective.ALL_TO_ALL:
+            raise CollectiveError("split_sizes applies to all_to_all only")
+        splits = check_split_sizes(split_sizes, len(arrays), lengths)
+        if sum(lengths) == 0:
+            raise CollectiveError("all_to_all needs at least one element in total")
+    else:
+        if min(lengths) < 1:
+            raise CollectiveError("every input needs at least one element")
+        if len(set(lengths)) != 1:
+            raise CollectiveError(f"inputs must all have the same length, got lengths {lengths}")
+    return [np.ascontiguousarray(a) for a in arrays], splits
+
+
+def run(
+    name: str | Collective,
+    inputs: Sequence[np.ndarray],
+    algorithm: str | None = None,
+    op: str | Op = "sum",
+    root: int = 0,
+    split_sizes: object = None,
+    *,
+    budget_bytes: int = DEFAULT_BUDGET,
+) -> CollectiveResult:
+    """Simulate collective ``name`` over ``inputs`` (one 1-D array per rank) with the
+    chosen algorithm; refuse work whose buffers would exceed ``budget_bytes``."""
+    collective = get_collective(name)
+    algorithm = check_algorithm(collective, algorithm)
+    reduction = get_op(op)
+    arrays, splits = _check_inputs(collective, inputs, split_sizes)
+    n = len(arrays)
+    _check_root(root, n)
+    kind = dtype_of_array(arrays[0])
+    if splits is not None:
+        p = _make_plan(collective, algorithm, n, len(arrays[0]), kind, int(root), splits)
+    else:
+        p = plan(collective, n, len(arrays[0]), algorithm=algorithm, dtype=kind, root=int(root))
+    return _execute(p, arrays, reduction, budget_bytes)
+
+
+def run_hierarchical(
+    inputs: Sequence[np.ndarray],
+    gpus_per_node: int,
+    op: str | Op = "sum",
+    *,
+    budget_bytes: int = DEFAULT_BUDGET,
+) -> CollectiveResult:
+    """Hierarchical all-reduce of ``inputs`` over nodes of ``gpus_per_node`` ranks."""
+    reduction = get_op(op)
+    arrays, _ = _check_inputs(Collective.ALL_REDUCE, inputs, None)
+    if not isinstance(gpus_per_node, int) or gpus_per_node < 1 or len(arrays) % gpus_per_node:
+        raise CollectiveError(
+            f"gpus_per_node must be a positive divisor of the {len(arrays)} ranks, "
+            f"got {gpus_per_node!r}"
+        )
+    p = plan_hierarchical(
+        len(arrays) // gpus_per_node, gpus_per_node, len(arrays[0]), dtype=dtype_of_array(arrays[0])
+    )
+    return _execute(p, arrays, reduction, budget_bytes)
+
+
+def _execute(p: Plan, arrays: list[np.ndarray], op: Op, budget_bytes: int) -> CollectiveResult:
+    need = p.buffer_bytes()
+    if need > budget_bytes:
+        raise CollectiveError(
+            f"simulating {p.collective.value} ({p.algorithm}) on {p.ranks} ranks needs "
+            f"{_format_bytes(need)} of buffers, over the budget of {_format_bytes(budget_bytes)}; "
+            f"use fewer ranks or elements, or raise the budget"
+        )
+    dtype = arrays[0].dtype
+    if p.uses_ring_kernel:
+        outputs = run_ring(p.collective, arrays, p.layout, op, dtype)
+    else:
+        outputs = run_generic(p, arrays, op)
+    return CollectiveResult(p.collective, p.algorithm, op, p, outputs)
+
+
+def run_generic(p: Plan, arrays: Sequence[np.ndarray], op: Op) -> list[np.ndarray | None]:
+    """Outputs of plan ``p`` on ``arrays`` through the general executor."""
+    buffer = pack(p.layout, arrays, arrays[0].dtype)
+    run_schedule(p.schedule, buffer, op)
+    outputs = [unpack(p.layout, buffer, r) for r in range(p.ranks)]
+    if p.collective.reduces:
+        outputs = [None if o is None else finish(op, o, p.ranks) for o in outputs]
+    return outputs
+
+
+def verify(
+    result: CollectiveResult, inputs: Sequence[np.ndarray], split_sizes: object = None
+) -> bool:
+    """Whether ``result.outputs`` equal the definition of the collective on ``inputs``:
+    exactly for integers, max and min; within the error bound of reassociated floating
+    point sums and products otherwise."""
+    arrays = [np.asarray(x) for x in inputs]
+    splits = None if split_sizes is None else np.asarray(split_sizes, dtype=np.int64)
+    expected = reference(
+        result.collective, arrays, op=result.op, root=result.plan.root, split_sizes=splits
+    )
+    return all(
+        outputs_match(got, want, arrays, result.op)
+        for got, want in zip(result.outputs, expected, strict=True)
+    )
+
+
+def outputs_match(
+    got: np.ndarray | None, want: np.ndarray | None, inputs: Sequence[np.ndarray], op: Op
+) -> bool:
+    """One rank's output against the reference (see :func:`verify`)."""
+    if got is None or want is None:
+        return got is None and want is None
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return False
+    if not np.issubdtype(got.dtype, np.floating) or op in (Op.MAX, Op.MIN):
+        return bool(np.array_equal(got, want, equal_nan=True))
+    n = len(inputs)
+    eps = float(np.finfo(got.dtype).eps)
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    with np.errstate(all="ignore"):
+        if op is Op.PROD:
+            bound = 4 * n * eps * np.abs(w) + np.finfo(got.dtype).tiny
+        elif len(got) == len(inputs[0]) and got.dtype == inputs[0].dtype:
+            magnitude = np.sum([np.abs(x.astype(np.float64)) for x in inputs], axis=0)
+            bound = 4 * n * eps * magnitude / (n if op is Op.AVG else 1) + np.finfo(got.dtype).tiny
+        else:  # reduce_scatter: compare against the matching slice of the magnitudes
+            rank_slices = np.stack([x.astype(np.float64) for x in inputs])
+            magnitude = np.abs(rank_slices).sum(axis=0)
+            bound = 4 * n * eps * float(magnitude.max()) + np.finfo(got.dtype).tiny
+        close = np.abs(g - w) <= bound
+        same_special = (np.isnan(g) & np.isnan(w)) | (np.isinf(g) & (g == w))
+    return bool((close | same_special).all())

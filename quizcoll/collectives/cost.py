@@ -1,0 +1,179 @@
+"""The alpha-beta(-gamma) cost model and the nccl-tests bandwidth figures.
+
+Every rank has one full-duplex port per link class. A round costs, for its busiest rank,
+``α · messages + bytes / bandwidth`` (taking the larger of the sent and received side),
+plus ``reduced bytes / reduce_rate`` for the combining work (γ = 1 / reduce_rate; off by
+default). A message is all the blocks one rank sends one peer in a round; empty messages
+cost nothing. With ``gpus_per_node`` and an ``inter`` link, transfers between nodes use
+the inter-node link and the two classes run concurrently (NVLink and the NIC are
+separate hardware). The total is the sum over rounds; rounds are not overlapped.
+
+Presets (per direction, per GPU): ``nvlink`` — 450 GB/s (the "900 GB/s" of an H100 is
+both directions added), 3 µs; ``infiniband`` — 50 GB/s (one 400 Gb/s NDR NIC), 5 µs.
+
+``algbw = S / time`` and ``busbw = algbw · factor`` as nccl-tests defines them, with S the
+larger of a rank's input and output buffers (for all_gather and gather, N × the
+per-rank input).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from quizcoll.collectives.errors import CollectiveError
+from quizcoll.collectives.schedule import Schedule
+from quizcoll.collectives.semantics import Collective
+from quizcoll.collectives.traffic import crosses_nodes, per_step_rank
+
+
+@dataclass(frozen=True)
+class LinkModel:
+    """One link class: latency per message (α) and bandwidth per direction (1/β)."""
+
+    name: str
+    latency_s: float
+    bandwidth: float  # bytes per second
+
+    def __post_init__(self) -> None:
+        if not (self.latency_s >= 0 and np.isfinite(self.latency_s)):
+            raise CollectiveError(f"latency must be ≥ 0 seconds, got {self.latency_s}")
+        if not (self.bandwidth > 0 and np.isfinite(self.bandwidth)):
+            raise CollectiveError(f"bandwidth must be > 0 bytes/s, got {self.bandwidth}")
+
+
+PRESETS: dict[str, LinkModel] = {
+    "nvlink": LinkModel("nvlink", 3e-6, 450e9),
+    "infiniband": LinkModel("infiniband", 5e-6, 50e9),
+}
+
+
+def get_preset(name: str) -> LinkModel:
+    try:
+        return PRESETS[name.strip().lower()]
+    except KeyError:
+        raise CollectiveError(
+            f"unknown link preset {name!r}; choose one of {', '.join(PRESETS)}"
+        ) from None
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """Link classes and optional reduction cost. ``inter`` applies between nodes of
+    ``gpus_per_node`` ranks; without it every transfer uses ``link``."""
+
+    link: LinkModel = PRESETS["nvlink"]
+    inter: LinkModel | None = None
+    gpus_per_node: int | None = None
+    reduce_rate: float | None = None  # bytes/s of combining; None: free (γ = 0)
+
+    def __post_init__(self) -> None:
+        if (self.inter is None) != (self.gpus_per_node is None):
+            raise CollectiveError("an inter-node link needs gpus_per_node, and vice versa")
+        if self.gpus_per_node is not None and self.gpus_per_node < 1:
+            raise CollectiveError("gpus_per_node must be at least 1")
+        if self.reduce_rate is not None and not self.reduce_rate > 0:
+            raise CollectiveError("reduce_rate must be > 0 bytes/s")
+
+
+@dataclass(frozen=True, eq=False)
+class CostProfile:
+    """A schedule's modelled time as a function of a size scale factor ``k``.
+
+    Entry ``[i, c]`` is one rank's work on one link class in round ``i``:
+    ``intercept + k · slope`` seconds (intercept: the latency of its messages; slope: its
+    bytes over the bandwidth plus combining). A round lasts as long as its largest entry.
+    Scaling every block by ``k`` keeps the messages and scales the bytes, so one profile
+    prices every multiple of a size.
+    """
+
+    intercept: np.ndarray  # (steps, ranks × classes)
+    slope: np.ndarray
+
+    def step_times(self, scale: float = 1.0) -> np.ndarray:
+        if self.intercept.size == 0:
+            return np.zeros(self.intercept.shape[0])
+        return (self.intercept + scale * self.slope).max(axis=1)
+
+    def total(self, scale: float = 1.0) -> float:
+        return float(self.step_times(scale).sum())
+
+
+def profile(schedule: Schedule, sizes: np.ndarray, model: CostModel) -> CostProfile:
+    """The :class:`CostProfile` of ``schedule`` with ``sizes`` bytes per row."""
+    sizes = np.asarray(sizes, dtype=np.float64)
+    if model.inter is None:
+        classes = [(model.link, np.ones(schedule.rows, dtype=bool))]
+    else:
+        inter = crosses_nodes(schedule, model.gpus_per_node or 1)
+        classes = [(model.link, ~inter), (model.inter, inter)]
+    shape = (schedule.steps, schedule.ranks)
+    reduced = np.zeros(shape)
+    if model.reduce_rate is not None and schedule.steps:
+        combined = np.where(schedule.reduce, sizes, 0.0)
+        reduced = per_step_rank(schedule, combined, schedule.dst) / model.reduce_rate
+    intercepts, slopes = [], []
+    for link, mask in classes:
+        live = mask & (sizes > 0)
+        weights = np.where(live, sizes, 0.0)
+        sent = per_step_rank(schedule, weights, schedule.src)
+        received = per_step_rank(schedule, weights, schedule.dst)
+        intercepts.append(_messages(schedule, live) * link.latency_s)
+        slopes.append(np.maximum(sent, received) / link.bandwidth + reduced)
+    return CostProfile(np.concatenate(intercepts, axis=1), np.concatenate(slopes, axis=1))
+
+
+def step_times(schedule: Schedule, sizes: np.ndarray, model: CostModel) -> np.ndarray:
+    """Modelled seconds of every round of ``schedule`` (``sizes``: bytes per row)."""
+    return profile(schedule, sizes, model).step_times()
+
+
+def _messages(schedule: Schedule, live: np.ndarray) -> np.ndarray:
+    """``(steps, ranks)``: messages each rank handles per round (the larger of sent and
+    received). A message is a run of adjacent rows of one round with the same source and
+    destination: what one ``send`` of the schedule builder laid out."""
+    n = schedule.ranks
+    step = schedule.step_of_row()
+    key = (step * n + schedule.src) * n + schedule.dst
+    starts = np.ones(schedule.rows, dtype=bool)
+    starts[1:] = key[1:] != key[:-1]
+    # a message costs latency if any of its rows carries bytes
+    first = np.flatnonzero(starts)
+    carries = np.logical_or.reduceat(live, first) if len(first) else np.zeros(0, dtype=bool)
+    first = first[carries]
+    size = schedule.steps * n
+    sent = np.bincount(step[first] * n + schedule.src[first], minlength=size)
+    received = np.bincount(step[first] * n + schedule.dst[first], minlength=size)
+    return np.maximum(sent, received).reshape(schedule.steps, n)
+
+
+def total_time(schedule: Schedule, sizes: np.ndarray, model: CostModel) -> float:
+    """Modelled seconds of the whole schedule."""
+    return float(step_times(schedule, sizes, model).sum())
+
+
+def message_bytes(collective: Collective, ranks: int, input_bytes: int) -> int:
+    """nccl-tests' size S: the larger of a rank's input and output buffers."""
+    if collective in (Collective.ALL_GATHER, Collective.GATHER):
+        return ranks * input_bytes
+    return input_bytes
+
+
+def busbw_factor(collective: Collective, ranks: int) -> float:
+    """nccl-tests' bus-bandwidth factor: 2(n−1)/n for all_reduce, (n−1)/n for
+    reduce_scatter, all_gather, all_to_all, gather and scatter, 1 for broadcast, reduce."""
+    if collective in (Collective.BROADCAST, Collective.REDUCE):
+        return 1.0
+    share = (ranks - 1) / ranks
+    return 2 * share if collective is Collective.ALL_REDUCE else share
+
+
+def bandwidths(
+    collective: Collective, ranks: int, input_bytes: int, time_s: float
+) -> tuple[float | None, float | None]:
+    """``(algbw, busbw)`` in bytes/s; None when the modelled time is zero (one rank)."""
+    if time_s <= 0:
+        return None, None
+    algbw = message_bytes(collective, ranks, input_bytes) / time_s
+    return algbw, algbw * busbw_factor(collective, ranks)
