@@ -32,7 +32,9 @@ def test_card_counts(loaded: tuple[Collection, Registry]) -> None:
     assert {"collectives", "memory"} <= set(collection.decks())
 
 
-def test_computed_cards_have_parameters_and_executables(loaded: tuple[Collection, Registry]) -> None:
+def test_computed_cards_have_parameters_and_executables(
+    loaded: tuple[Collection, Registry],
+) -> None:
     collection, _ = loaded
     computed = [c for c in collection.cards if c.type is CardType.NUMERIC and c.computed]
     assert len(computed) >= 35

@@ -13,8 +13,9 @@ from deck import loader
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "deck" / "card.schema.json").read_text(encoding="utf-8"))
-CARD_FILES = sorted((ROOT / "cards").rglob("*.yaml")) + [
-    ROOT / "tests" / "fixtures" / "engine_cards.yaml"
+CARD_FILES = [
+    *sorted((ROOT / "cards").rglob("*.yaml")),
+    ROOT / "tests" / "fixtures" / "engine_cards.yaml",
 ]
 
 

@@ -42,7 +42,9 @@ def test_wheel_contains_cards_schema_and_packages(wheel: Path) -> None:
     assert repo_cards and shipped_cards == repo_cards
     assert "deck/card.schema.json" in names
     models = {p.name for p in (ROOT / "quizcoll" / "memory" / "models").glob("*.json")}
-    assert models and models <= {Path(n).name for n in names if n.startswith("quizcoll/memory/models/")}
+    assert models and models <= {
+        Path(n).name for n in names if n.startswith("quizcoll/memory/models/")
+    }
     assert "deck/loader.py" in names and "quizcoll/cli/main.py" in names
     assert not any(n.startswith("tests/") for n in names)
 
