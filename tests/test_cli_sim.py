@@ -135,6 +135,35 @@ def test_bad_input_is_one_line_exit_2(
     assert "Traceback" not in captured.err
 
 
+@pytest.mark.parametrize(
+    ("argv", "suggestion"),
+    [
+        (["all_reduc"], "did you mean 'all_reduce'?"),
+        (["all-gathr"], "did you mean 'all_gather'?"),
+        (["all_reduce", "--algorithm", "rabenseifer"], "did you mean 'rabenseifner'?"),
+        (
+            ["all_gather", "--algorithm", "recursive_doubeling"],
+            "did you mean 'recursive_doubling'?",
+        ),
+        (["all_reduce", "--op", "summ"], "did you mean 'sum'?"),
+        (["all_reduce", "--dtype", "flaot32"], "did you mean 'float32'?"),
+    ],
+)
+def test_misspelt_names_get_a_suggestion_on_one_line(
+    capsys: pytest.CaptureFixture, argv: list[str], suggestion: str
+) -> None:
+    assert main(["sim", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "choose one of" in err
+    assert err.rstrip().endswith(suggestion)
+
+
+def test_no_suggestion_when_nothing_is_close(capsys: pytest.CaptureFixture) -> None:
+    assert main(["sim", "xyz"]) == 2
+    assert "did you mean" not in capsys.readouterr().err
+
+
 def test_sim_module_imports_no_numpy_at_top() -> None:
     import ast
     import inspect

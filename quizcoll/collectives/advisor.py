@@ -16,7 +16,7 @@ from quizcoll.collectives.api import plan
 from quizcoll.collectives.cost import CostModel, profile
 from quizcoll.collectives.dtypes import get_dtype
 from quizcoll.collectives.errors import CollectiveError
-from quizcoll.collectives.schedules import ALGORITHMS, build, check_algorithm, layout_for
+from quizcoll.collectives.schedules import ALGORITHMS, check_algorithm, layout_for, schedule_for
 from quizcoll.collectives.semantics import Collective, get_collective
 from quizcoll.collectives.traffic import row_bytes
 
@@ -77,7 +77,7 @@ def crossover(
     kind = get_dtype(dtype)
     model = model or CostModel()
     plan(Collective.ALL_REDUCE, ranks, 1, algorithm="ring", dtype=kind)  # checks ranks
-    schedules = {name: build(Collective.ALL_REDUCE, name, ranks, 1)[0] for name in ("ring", other)}
+    schedules = {name: schedule_for(Collective.ALL_REDUCE, name, ranks) for name in ("ring", other)}
     quantum = math.lcm(*(s.nblocks for s in schedules.values()))
 
     profiles = []

@@ -19,10 +19,10 @@ from quizcoll.collectives.ring_kernel import run_ring
 from quizcoll.collectives.schedule import Schedule
 from quizcoll.collectives.schedules import (
     ALGORITHMS,
-    build,
     build_hierarchical,
     check_algorithm,
     layout_for,
+    schedule_for,
 )
 from quizcoll.collectives.semantics import (
     Collective,
@@ -183,7 +183,7 @@ def _make_plan(
     layout = layout_for(collective, algorithm, ranks, count, root=root, split_sizes=splits)
 
     def schedule() -> Schedule:
-        return build(collective, algorithm, ranks, count, root=root, split_sizes=splits)[0]
+        return schedule_for(collective, algorithm, ranks, root=root)
 
     return Plan(collective, algorithm, ranks, count, kind, root, layout, schedule)
 

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from quizcoll.collectives.errors import CollectiveError
+from quizcoll.collectives.errors import CollectiveError, did_you_mean
 from quizcoll.collectives.schedule import Schedule
 from quizcoll.collectives.semantics import Collective
-from quizcoll.collectives.traffic import crosses_nodes, per_step_rank
+from quizcoll.collectives.traffic import crosses_nodes, per_step_received, per_step_sent
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,7 @@ def get_preset(name: str) -> LinkModel:
     except KeyError:
         raise CollectiveError(
             f"unknown link preset {name!r}; choose one of {', '.join(PRESETS)}"
+            f"{did_you_mean(name, PRESETS)}"
         ) from None
 
 
@@ -112,13 +113,13 @@ def profile(schedule: Schedule, sizes: np.ndarray, model: CostModel) -> CostProf
     reduced = np.zeros(shape)
     if model.reduce_rate is not None and schedule.steps:
         combined = np.where(schedule.reduce, sizes, 0.0)
-        reduced = per_step_rank(schedule, combined, schedule.dst) / model.reduce_rate
+        reduced = per_step_received(schedule, combined) / model.reduce_rate
     intercepts, slopes = [], []
     for link, mask in classes:
         live = mask & (sizes > 0)
-        weights = np.where(live, sizes, 0.0)
-        sent = per_step_rank(schedule, weights, schedule.src)
-        received = per_step_rank(schedule, weights, schedule.dst)
+        weights = sizes if live.all() else np.where(live, sizes, 0.0)
+        sent = per_step_sent(schedule, weights)
+        received = per_step_received(schedule, weights)
         intercepts.append(_messages(schedule, live) * link.latency_s)
         slopes.append(np.maximum(sent, received) / link.bandwidth + reduced)
     return CostProfile(np.concatenate(intercepts, axis=1), np.concatenate(slopes, axis=1))
@@ -133,18 +134,16 @@ def _messages(schedule: Schedule, live: np.ndarray) -> np.ndarray:
     """``(steps, ranks)``: messages each rank handles per round (the larger of sent and
     received). A message is a run of adjacent rows of one round with the same source and
     destination: what one ``send`` of the schedule builder laid out."""
+    if live.all():
+        return schedule.messages_per_step  # the usual case, the same for every size
     n = schedule.ranks
-    step = schedule.step_of_row()
-    key = (step * n + schedule.src) * n + schedule.dst
-    starts = np.ones(schedule.rows, dtype=bool)
-    starts[1:] = key[1:] != key[:-1]
+    first = schedule.message_starts
     # a message costs latency if any of its rows carries bytes
-    first = np.flatnonzero(starts)
     carries = np.logical_or.reduceat(live, first) if len(first) else np.zeros(0, dtype=bool)
     first = first[carries]
     size = schedule.steps * n
-    sent = np.bincount(step[first] * n + schedule.src[first], minlength=size)
-    received = np.bincount(step[first] * n + schedule.dst[first], minlength=size)
+    sent = np.bincount(schedule.src_key[first], minlength=size)
+    received = np.bincount(schedule.dst_key[first], minlength=size)
     return np.maximum(sent, received).reshape(schedule.steps, n)
 
 

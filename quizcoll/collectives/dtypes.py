@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from quizcoll.collectives.errors import CollectiveError
+from quizcoll.collectives.errors import CollectiveError, did_you_mean
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def get_dtype(name: str) -> DType:
         return DTYPES[key]
     except KeyError:
         raise CollectiveError(
-            f"unknown dtype {name!r}; choose one of {', '.join(DTYPES)}"
+            f"unknown dtype {name!r}; choose one of {', '.join(DTYPES)}{did_you_mean(key, DTYPES)}"
         ) from None
 
 

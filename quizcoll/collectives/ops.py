@@ -10,7 +10,7 @@ import enum
 
 import numpy as np
 
-from quizcoll.collectives.errors import CollectiveError
+from quizcoll.collectives.errors import CollectiveError, did_you_mean
 
 
 class Op(enum.Enum):
@@ -46,6 +46,7 @@ def get_op(name: str | Op) -> Op:
     except ValueError:
         raise CollectiveError(
             f"unknown op {name!r}; choose one of {', '.join(o.value for o in Op)}"
+            f"{did_you_mean(str(name), [o.value for o in Op])}"
         ) from None
 
 

@@ -11,10 +11,42 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
 INDEX = np.int32  # ranks and block slots: N ≤ 1024, at most 2N slots
+
+
+class BlockLists(NamedTuple):
+    """The block lists of several messages, flat: message ``k`` carries the next
+    ``counts[k]`` entries of ``flat`` (so ragged lists need no Python lists)."""
+
+    counts: np.ndarray
+    flat: np.ndarray
+
+
+def spans(start: np.ndarray, stop: np.ndarray) -> BlockLists:
+    """Message ``k`` carries blocks ``start[k] … stop[k] − 1``."""
+    start = np.asarray(start, dtype=np.int64)
+    counts = np.maximum(np.asarray(stop, dtype=np.int64) - start, 0)
+    ends = np.cumsum(counts)
+    # position within the flat array, shifted so each message starts at its own start
+    flat = np.arange(int(ends[-1]) if len(ends) else 0) + np.repeat(start - (ends - counts), counts)
+    return BlockLists(counts, flat)
+
+
+def same_blocks(messages: int, blocks: np.ndarray) -> BlockLists:
+    """Every one of ``messages`` messages carries ``blocks``."""
+    blocks = np.asarray(blocks, dtype=np.int64)
+    return BlockLists(np.full(messages, len(blocks), dtype=np.int64), np.tile(blocks, messages))
+
+
+def rows_of(blocks: np.ndarray) -> BlockLists:
+    """Message ``k`` carries the blocks in row ``k`` of a 2-D array."""
+    blocks = np.asarray(blocks, dtype=np.int64)
+    return BlockLists(np.full(blocks.shape[0], blocks.shape[1], dtype=np.int64), blocks.ravel())
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,6 +79,42 @@ class Schedule:
     def step_of_row(self) -> np.ndarray:
         """The round of every row."""
         return np.repeat(np.arange(self.steps, dtype=np.int64), np.diff(self.offsets))
+
+    # Derived per-row keys are cached on the schedule (itself cached and shared), as int32
+    # to keep them small: steps · ranks ≤ 2N · N stays far below 2^31 for N ≤ 1024.
+
+    @cached_property
+    def src_key(self) -> np.ndarray:
+        """``step · ranks + src`` of every row: a key for per-round, per-rank sums."""
+        return _frozen((self.step_of_row() * self.ranks + self.src).astype(INDEX))
+
+    @cached_property
+    def dst_key(self) -> np.ndarray:
+        """``step · ranks + dst`` of every row."""
+        return _frozen((self.step_of_row() * self.ranks + self.dst).astype(INDEX))
+
+    @cached_property
+    def message_starts(self) -> np.ndarray:
+        """The first row of every message: a run of adjacent rows of one round with the
+        same source and destination (what one ``send`` laid out)."""
+        starts = np.ones(self.rows, dtype=bool)
+        starts[1:] = (self.src_key[1:] != self.src_key[:-1]) | (self.dst[1:] != self.dst[:-1])
+        return _frozen(np.flatnonzero(starts).astype(INDEX))
+
+    @cached_property
+    def messages_per_step(self) -> np.ndarray:
+        """``(steps, ranks)``: messages each rank sends or receives (the larger) per round."""
+        size = self.steps * self.ranks
+        first = self.message_starts
+        sent = np.bincount(self.src_key[first], minlength=size)
+        received = np.bincount(self.dst_key[first], minlength=size)
+        return _frozen(np.maximum(sent, received).astype(INDEX).reshape(self.steps, self.ranks))
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    """Mark an array read-only: schedules are cached and shared between callers."""
+    array.setflags(write=False)
+    return array
 
 
 @dataclass
@@ -113,6 +181,47 @@ class ScheduleBuilder:
             )
         )
 
+    def add_messages(
+        self, src: np.ndarray, dst: np.ndarray, blocks: BlockLists, *, reduce: bool
+    ) -> None:
+        """Append one round of messages: ``src[k]`` sends ``blocks`` of message ``k`` to
+        ``dst[k]``; the rows of a message stay adjacent, in message order."""
+        counts = blocks.counts
+        self.add_round(
+            np.repeat(np.asarray(src), counts),
+            np.repeat(np.asarray(dst), counts),
+            blocks.flat,
+            reduce=reduce,
+        )
+
+    def add_ragged_rounds(
+        self,
+        sizes: np.ndarray,
+        src: np.ndarray,
+        dst: np.ndarray,
+        src_block: np.ndarray,
+        dst_block: np.ndarray | None = None,
+        *,
+        reduce: np.ndarray | bool,
+    ) -> None:
+        """Append rounds of different widths: the rows (1-D arrays) of round ``i`` follow
+        those of round ``i − 1``, ``sizes[i]`` of them. Empty rounds are dropped, as an
+        empty :meth:`begin` round is."""
+        self._close()
+        sizes = np.asarray(sizes, dtype=np.int64)
+        dst_block = src_block if dst_block is None else dst_block
+        total = int(sizes.sum())
+        if total == 0:
+            return
+        self._segments.append(
+            (
+                sizes[sizes > 0],
+                *(np.asarray(a, dtype=INDEX).reshape(total) for a in (src, dst, src_block)),
+                np.asarray(dst_block, dtype=INDEX).reshape(total),
+                np.broadcast_to(np.asarray(reduce, dtype=bool), (total,)),
+            )
+        )
+
     def add_round(
         self,
         src: np.ndarray,
@@ -157,10 +266,10 @@ class ScheduleBuilder:
         return Schedule(
             ranks=self.ranks,
             nblocks=self.nblocks,
-            offsets=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
-            src=column(1, INDEX),
-            dst=column(2, INDEX),
-            src_block=column(3, INDEX),
-            dst_block=column(4, INDEX),
-            reduce=column(5, bool),
+            offsets=_frozen(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)),
+            src=_frozen(column(1, INDEX)),
+            dst=_frozen(column(2, INDEX)),
+            src_block=_frozen(column(3, INDEX)),
+            dst_block=_frozen(column(4, INDEX)),
+            reduce=_frozen(column(5, bool)),
         )

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from quizcoll.collectives.errors import CollectiveError
+from quizcoll.collectives.errors import CollectiveError, did_you_mean
 from quizcoll.collectives.ops import Op, reduce_stack
 
 
@@ -55,6 +55,7 @@ def get_collective(name: str | Collective) -> Collective:
     except ValueError:
         raise CollectiveError(
             f"unknown collective {name!r}; choose one of {', '.join(c.value for c in Collective)}"
+            f"{did_you_mean(key, [c.value for c in Collective])}"
         ) from None
 
 

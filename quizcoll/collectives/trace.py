@@ -18,7 +18,7 @@ import numpy as np
 from quizcoll.collectives.errors import CollectiveError
 from quizcoll.collectives.layout import Layout
 from quizcoll.collectives.schedule import Schedule
-from quizcoll.collectives.traffic import per_step_rank, row_bytes
+from quizcoll.collectives.traffic import per_step_received, per_step_sent, row_bytes
 
 
 @dataclass(frozen=True)
@@ -92,15 +92,11 @@ class Trace:
 
     def sent_per_step(self) -> np.ndarray:
         """``(steps, ranks)`` bytes each rank sends in each round."""
-        return np.rint(per_step_rank(self.schedule, self.row_bytes, self.schedule.src)).astype(
-            np.int64
-        )
+        return np.rint(per_step_sent(self.schedule, self.row_bytes)).astype(np.int64)
 
     def received_per_step(self) -> np.ndarray:
         """``(steps, ranks)`` bytes each rank receives in each round."""
-        return np.rint(per_step_rank(self.schedule, self.row_bytes, self.schedule.dst)).astype(
-            np.int64
-        )
+        return np.rint(per_step_received(self.schedule, self.row_bytes)).astype(np.int64)
 
     def per_link(self) -> np.ndarray:
         """``(ranks, ranks)`` bytes sent over each directed link ``src → dst`` in total."""

@@ -27,8 +27,21 @@ def per_rank(schedule: Schedule, sizes: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 def per_step_rank(schedule: Schedule, values: np.ndarray, by: np.ndarray) -> np.ndarray:
     """``(steps, ranks)`` sums of ``values`` keyed by round and the rank in ``by``."""
+    return _per_step(schedule, values, schedule.step_of_row() * schedule.ranks + by)
+
+
+def per_step_sent(schedule: Schedule, values: np.ndarray) -> np.ndarray:
+    """``(steps, ranks)`` sums of ``values`` by round and sending rank."""
+    return _per_step(schedule, values, schedule.src_key)
+
+
+def per_step_received(schedule: Schedule, values: np.ndarray) -> np.ndarray:
+    """``(steps, ranks)`` sums of ``values`` by round and receiving rank."""
+    return _per_step(schedule, values, schedule.dst_key)
+
+
+def _per_step(schedule: Schedule, values: np.ndarray, key: np.ndarray) -> np.ndarray:
     n = schedule.ranks
-    key = schedule.step_of_row() * n + by
     return np.bincount(key, weights=values, minlength=schedule.steps * n).reshape(schedule.steps, n)
 
 

@@ -8,11 +8,20 @@ and binomial), :mod:`.ring`, :mod:`.recursive` (doubling, halving, Rabenseifner)
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
-from quizcoll.collectives.errors import CollectiveError
+from quizcoll.collectives.errors import CollectiveError, did_you_mean
 from quizcoll.collectives.layout import Layout, balanced, uniform
-from quizcoll.collectives.schedule import Schedule, ScheduleBuilder
+from quizcoll.collectives.schedule import (
+    BlockLists,
+    Schedule,
+    ScheduleBuilder,
+    rows_of,
+    same_blocks,
+    spans,
+)
 from quizcoll.collectives.schedules import ring, tree
 from quizcoll.collectives.schedules.double_tree import double_tree_all_reduce
 from quizcoll.collectives.schedules.hierarchical import hierarchical_all_reduce
@@ -44,7 +53,7 @@ def check_algorithm(collective: Collective, algorithm: str | None) -> str:
     if key not in names:
         raise CollectiveError(
             f"unknown algorithm {algorithm!r} for {collective.value}; "
-            f"choose one of {', '.join(names)}"
+            f"choose one of {', '.join(names)}{did_you_mean(key, names)}"
         )
     return key
 
@@ -90,12 +99,9 @@ def _layout(
         if split_sizes is None:
             split_sizes = np.broadcast_to(even_splits(count, n, "all_to_all"), (n, n))
         elems = np.concatenate([split_sizes, split_sizes.T], axis=1).astype(np.int64)
-        outputs = []
-        for r in range(n):
-            slots = n + np.arange(n)
-            slots[r] = r  # a rank's own piece stays where it is
-            outputs.append(slots)
-        return Layout(elems=elems, inputs=tuple(_everyone(n, np.arange(n))), outputs=tuple(outputs))
+        slots = np.tile(n + np.arange(n), (n, 1))
+        np.fill_diagonal(slots, np.arange(n))  # a rank's own piece stays where it is
+        return Layout(elems=elems, inputs=tuple(_everyone(n, np.arange(n))), outputs=tuple(slots))
     raise AssertionError(collective)
 
 
@@ -110,21 +116,53 @@ def build(
 ) -> tuple[Schedule, Layout]:
     """The schedule and block layout of ``algorithm`` for ``collective`` on ``ranks`` ranks
     with ``count`` input elements per rank (``split_sizes`` for uneven all_to_all)."""
+    layout = layout_for(collective, algorithm, ranks, count, root=root, split_sizes=split_sizes)
+    return schedule_for(collective, algorithm, ranks, root=root), layout
+
+
+# Card checks ask for the same few schedules again and again. The largest at
+# CACHE_MAX_RANKS ranks has 2·255·256 rows, about 4 MB with its cached keys, so the cache
+# holds at most ~70 MB; bigger schedules (up to 2 million rows at 1024 ranks) are rebuilt.
+CACHE_MAX_RANKS = 256
+CACHE_SIZE = 16
+
+
+def schedule_for(collective: Collective, algorithm: str, ranks: int, *, root: int = 0) -> Schedule:
+    """The schedule of ``algorithm`` for ``collective`` on ``ranks`` ranks. It depends on
+    neither the element count nor the split sizes (the layout does), so one serves every
+    size. Up to ``CACHE_MAX_RANKS`` ranks they come from a bounded cache, shared between
+    callers: like every schedule, their arrays are read-only."""
+    if ranks <= CACHE_MAX_RANKS:
+        return _cached_schedule(collective, algorithm, ranks, root)
+    return build_schedule(collective, algorithm, ranks, root)
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _cached_schedule(collective: Collective, algorithm: str, ranks: int, root: int) -> Schedule:
+    return build_schedule(collective, algorithm, ranks, root)
+
+
+def build_schedule(collective: Collective, algorithm: str, ranks: int, root: int) -> Schedule:
+    """The schedule of ``algorithm`` for ``collective``, built afresh (uncached)."""
     n = ranks
     fold = Fold(n)
     nblocks = _block_count(collective, algorithm, n, fold)
-    layout = _layout(collective, n, count, root, nblocks, split_sizes)
-    b = ScheduleBuilder(n, layout.nblocks)
-    every = list(range(nblocks))
+    b = ScheduleBuilder(n, 2 * n if collective is C.ALL_TO_ALL else nblocks)
+    every = np.arange(nblocks)
 
-    def rel_blocks(lo: int, hi: int) -> list[int]:
-        return [(q + root) % n for q in range(lo, hi)]
+    def rel_blocks(lo: np.ndarray, hi: np.ndarray) -> BlockLists:
+        counts, rel = spans(lo, hi)
+        return BlockLists(counts, (rel + root) % n)
 
-    def all_blocks(*_: object) -> list[int]:
-        return every
+    def all_blocks(first: np.ndarray, *_: object) -> BlockLists:
+        return same_blocks(len(first), every)
 
-    def own_block(r: int) -> list[int]:
-        return [r]
+    def own_block(r: np.ndarray) -> BlockLists:
+        return rows_of(r[:, None])
+
+    def all_but_own(r: np.ndarray) -> BlockLists:
+        q = np.arange(n - 1)[None, :]
+        return rows_of(q + (q >= r[:, None]))
 
     key = (collective, algorithm)
     if key == (C.BROADCAST, "direct"):
@@ -165,32 +203,24 @@ def build(
     elif key == (C.ALL_REDUCE, "rabenseifner"):
         # p′ blocks, new rank i owns block i.
         fold.fold_in(b, all_blocks, reduce=True)
-        halving_rounds(b, fold, list)
-        doubling_rounds(b, fold, list, reduce=False)
+        halving_rounds(b, fold, spans)
+        doubling_rounds(b, fold, spans, reduce=False)
         fold.fold_out(b, all_blocks)
+    elif key == (C.ALL_GATHER, "recursive_doubling"):
+        fold.fold_in(b, own_block, reduce=False)
+        doubling_rounds(b, fold, fold.represented_blocks, reduce=False)
+        fold.fold_out(b, all_but_own)
+    elif key == (C.REDUCE_SCATTER, "recursive_halving"):
+        fold.fold_in(b, all_blocks, reduce=True)
+        halving_rounds(b, fold, fold.represented_blocks)
+        fold.fold_out(b, own_block)
     elif key == (C.ALL_REDUCE, "double_binary_tree"):
         double_tree_all_reduce(b)
-    elif key == (C.ALL_GATHER, "recursive_doubling"):
-
-        def represented_blocks(newranks: range) -> list[int]:
-            return [q for i in newranks for q in fold.represented(i)]
-
-        fold.fold_in(b, own_block, reduce=False)
-        doubling_rounds(b, fold, represented_blocks, reduce=False)
-        fold.fold_out(b, lambda r: [q for q in every if q != r])
-    elif key == (C.REDUCE_SCATTER, "recursive_halving"):
-
-        def represented_blocks(newranks: range) -> list[int]:
-            return [q for i in newranks for q in fold.represented(i)]
-
-        fold.fold_in(b, all_blocks, reduce=True)
-        halving_rounds(b, fold, represented_blocks)
-        fold.fold_out(b, own_block)
     elif key == (C.ALL_TO_ALL, "pairwise"):
         pairwise_rounds(b)
     else:
         raise AssertionError(key)
-    return b.build(), layout
+    return b.build()
 
 
 def _block_count(collective: Collective, algorithm: str, ranks: int, fold: Fold) -> int:
@@ -226,6 +256,17 @@ def build_hierarchical(nodes: int, gpus_per_node: int, count: int) -> tuple[Sche
     nblocks = n
     every = np.arange(nblocks)
     layout = uniform(n, balanced(count, nblocks), _everyone(n, every), _everyone(n, every))
-    b = ScheduleBuilder(n, nblocks)
+    if n <= CACHE_MAX_RANKS:
+        return _cached_hierarchical(nodes, gpus_per_node), layout
+    return _build_hierarchical(nodes, gpus_per_node), layout
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _cached_hierarchical(nodes: int, gpus_per_node: int) -> Schedule:
+    return _build_hierarchical(nodes, gpus_per_node)
+
+
+def _build_hierarchical(nodes: int, gpus_per_node: int) -> Schedule:
+    b = ScheduleBuilder(nodes * gpus_per_node, nodes * gpus_per_node)
     hierarchical_all_reduce(b, nodes, gpus_per_node)
-    return b.build(), layout
+    return b.build()

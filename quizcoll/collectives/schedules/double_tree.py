@@ -18,50 +18,46 @@ from quizcoll.collectives.schedule import ScheduleBuilder
 
 def tree_one_parents(ranks: int) -> np.ndarray:
     """Parent of every rank in tree one (−1 for the root, rank 0)."""
-    parent = np.full(ranks, -1, dtype=np.int64)
-    for r in range(1, ranks):
-        bit = r & -r
-        up = (r ^ bit) | (bit << 1)
-        parent[r] = up if up < ranks else r ^ bit
+    r = np.arange(ranks, dtype=np.int64)
+    bit = r & -r
+    up = (r ^ bit) | (bit << 1)
+    parent = np.where(up < ranks, up, r ^ bit)
+    parent[:1] = -1
     return parent
 
 
 def tree_two_parents(ranks: int) -> np.ndarray:
     """Parent of every rank in tree two: tree one mirrored (even N) or shifted (odd N)."""
     one = tree_one_parents(ranks)
-    two = np.full(ranks, -1, dtype=np.int64)
-    for r in range(ranks):
-        if ranks % 2 == 0:
-            p = one[ranks - 1 - r]
-            two[r] = -1 if p < 0 else ranks - 1 - p
-        else:
-            p = one[(r - 1) % ranks]
-            two[r] = -1 if p < 0 else (p + 1) % ranks
-    return two
+    if ranks % 2 == 0:
+        p = one[::-1]
+        return np.where(p < 0, -1, ranks - 1 - p)
+    p = np.roll(one, 1)  # one[(r − 1) mod N]
+    return np.where(p < 0, -1, (p + 1) % ranks)
 
 
 def depths_and_heights(parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Depth (root 0) and height (leaf 0) of every node of a tree given by parents."""
+    parent = np.asarray(parent, dtype=np.int64)
     n = len(parent)
-    children: list[list[int]] = [[] for _ in range(n)]
-    root = -1
-    for v, p in enumerate(parent):
-        if p < 0:
-            root = v
-        else:
-            children[int(p)].append(v)
-    depth = np.zeros(n, dtype=np.int64)
-    order = [root]
-    for v in order:
-        for c in children[v]:
-            depth[c] = depth[v] + 1
-            order.append(c)
-    if len(order) != n:
+    if n == 0 or np.count_nonzero(parent < 0) != 1 or (parent >= n).any():
         raise AssertionError("parents do not form one tree")
+    # climb all nodes at once: depth = the number of steps until the root is passed
+    depth = np.zeros(n, dtype=np.int64)
+    above = parent.copy()
+    for _ in range(n):
+        climbing = above >= 0
+        if not climbing.any():
+            break
+        depth += climbing
+        above[climbing] = parent[above[climbing]]
+    else:
+        raise AssertionError("parents do not form one tree")  # a cycle never reaches it
+    # heights level by level from the deepest: a parent is one above its highest child
     height = np.zeros(n, dtype=np.int64)
-    for v in reversed(order):
-        if children[v]:
-            height[v] = 1 + max(height[c] for c in children[v])
+    for d in range(int(depth.max()), 0, -1):
+        level = np.flatnonzero(depth == d)
+        np.maximum.at(height, parent[level], height[level] + 1)
     return depth, height
 
 
@@ -74,15 +70,28 @@ def double_tree_all_reduce(builder: ScheduleBuilder) -> None:
     shapes = [depths_and_heights(p) for p in trees]
     up_rounds = max(int(h.max()) for _, h in shapes)
     down_rounds = max(int(d.max()) for d, _ in shapes)
-    rounds: list[list[tuple[int, int, int, bool]]] = [[] for _ in range(up_rounds + down_rounds)]
+    # every non-root v of tree t: up in round height[v], down in round up + depth[v] − 1;
+    # within a round, tree one's rows come first, each tree's in rank order
+    rounds, ranks, trees_of, src, dst, reduce = [], [], [], [], [], []
     for block, (parent, (depth, height)) in enumerate(zip(trees, shapes, strict=True)):
-        for v in range(n):
-            p = int(parent[v])
-            if p < 0:
-                continue
-            rounds[int(height[v])].append((v, p, block, True))
-            rounds[up_rounds + int(depth[v]) - 1].append((p, v, block, False))
-    for rows in rounds:
-        builder.begin()
-        for src, dst, block, reduce in rows:
-            builder.send(src, dst, [block], reduce=reduce)
+        v = np.flatnonzero(parent >= 0)
+        p = parent[v]
+        for rnd, a, b, red in (
+            (height[v], v, p, True),
+            (up_rounds + depth[v] - 1, p, v, False),
+        ):
+            rounds.append(rnd)
+            ranks.append(v)
+            trees_of.append(np.full(len(v), block))
+            src.append(a)
+            dst.append(b)
+            reduce.append(np.full(len(v), red))
+    rnd, block = np.concatenate(rounds), np.concatenate(trees_of)
+    order = np.lexsort((np.concatenate(ranks), block, rnd))  # by round, tree, then rank v
+    builder.add_ragged_rounds(
+        np.bincount(rnd, minlength=up_rounds + down_rounds),
+        np.concatenate(src)[order],
+        np.concatenate(dst)[order],
+        block[order],
+        reduce=np.concatenate(reduce)[order],
+    )

@@ -13,7 +13,6 @@ from quizcoll.collectives.schedule import ScheduleBuilder
 
 def pairwise_rounds(builder: ScheduleBuilder) -> None:
     n = builder.ranks
-    ranks = np.arange(n)
-    for shift in range(1, n):
-        peer = (ranks + shift) % n
-        builder.add_round(ranks, peer, peer, n + ranks, reduce=False)
+    ranks = np.arange(n)[None, :]
+    peer = (ranks + np.arange(1, n)[:, None]) % n  # (round, rank)
+    builder.add_rounds(ranks, peer, peer, n + ranks, reduce=False)
