@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, str] = {
     "review": "review due cards (spaced repetition)",
     "stats": "review statistics",
     "history": "export or import the review history as JSON",
+    "optimize": "fit personal FSRS parameters from the review history (optimizer extra)",
     "sim": "simulate a collective (bytes per rank, steps, modelled time)",
     "vram": "inference memory of a model: weights, KV cache, activations",
     "train-mem": "training memory per GPU with mixed-precision Adam and ZeRO",

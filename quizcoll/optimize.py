@@ -1,0 +1,445 @@
+"""Personal FSRS parameters fitted from the review history, and stored in the settings file.
+
+Provides
+
+- :func:`review_logs`: the stored reviews as :class:`fsrs.ReviewLog` values, with the
+  counts that say how much of the history a fit can learn from (:class:`History`);
+- :func:`fit_parameters`: the fit itself, by the ``fsrs`` package's own optimizer
+  (``fsrs.optimizer.Optimizer``), with the log loss of the fitted, the default and the
+  current parameters where the optimizer can tell it (:class:`Fit`);
+- :func:`write_parameters`: ``parameters = [...]`` written into ``config.toml`` under
+  ``[review]`` or ``[deck.NAME]``, leaving every other line of the file as it was.
+
+The optimizer needs torch, pandas and tqdm (the ``fsrs[optimizer]`` extra, installed by
+``pip install "quizcoll[optimizer]"``). Nothing heavy is imported at module level: only
+:func:`fit_parameters` imports them, and their absence is :class:`OptimizerMissing`.
+
+How much history is enough. The optimizer of py-fsrs (``fsrs/optimizer.py``, 6.x) learns
+only from reviews that come at least one day (24 h) after the card's previous review,
+among each card's first 64 reviews, and with fewer than 512 of those
+(its ``mini_batch_size``) ``compute_optimal_parameters`` returns the default parameters
+unchanged. :data:`FSRS_MIN_SPACED_REVIEWS` is that 512; it is the default minimum of
+``quizcoll optimize`` and is counted the optimizer's way (:attr:`History.spaced`),
+so a history that passes the check is one the optimizer really fits.
+
+Practice (cram) reviews are left out: they did not change the schedule, and a card reviewed
+early by choice says nothing about when FSRS would have shown it. A card whose stored
+history does not begin with its first review (it was not new before its earliest stored
+review) is left out too: the optimizer replays every card from new.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import fsrs
+
+from deck.errors import DeckError
+from deck.scheduler import ConfigError, Phase, fsrs_card_id, load_config, parse_config, utc
+from deck.store import Review
+
+FSRS_MIN_SPACED_REVIEWS = 512  # fsrs.optimizer.mini_batch_size: below it, the defaults come back
+FSRS_MAX_SEQ_LEN = 64  # fsrs.optimizer.max_seq_len: only a card's first 64 reviews are used
+DEFAULT_PARAMETERS: tuple[float, ...] = tuple(float(w) for w in fsrs.Scheduler().parameters)
+_DAY = timedelta(days=1)
+INSTALL_HINT = 'pip install "quizcoll[optimizer]"'
+
+
+class OptimizerMissing(DeckError):
+    """The ``fsrs[optimizer]`` extra (torch, pandas, tqdm) is not installed."""
+
+
+class ConfigWriteError(DeckError):
+    """The settings file cannot be updated safely; it is left as it was."""
+
+
+# -- history -> review logs -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class History:
+    """The review history as the optimizer sees it, with what was left out and why."""
+
+    logs: tuple[fsrs.ReviewLog, ...]
+    reviews: int  # schedule reviews turned into logs
+    cards: int  # distinct cards among them
+    spaced: int  # reviews the optimizer learns from (see the module docstring)
+    practice_left_out: int
+    cards_left_out: tuple[str, ...]  # history does not start with the card's first review
+    decks: tuple[str, ...]  # every deck that has reviews, before any deck filter
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "reviews": self.reviews,
+            "cards": self.cards,
+            "spaced_reviews": self.spaced,
+            "practice_left_out": self.practice_left_out,
+            "cards_left_out": list(self.cards_left_out),
+        }
+
+
+def card_keys(card_ids: Iterable[str]) -> dict[str, int]:
+    """A distinct integer per YAML card id: :func:`deck.scheduler.fsrs_card_id` (crc32).
+
+    Two ids with the same crc32 would merge into one card for the optimizer; the later id
+    in sorted order is moved past 2**32 instead, so the mapping stays stable and distinct.
+    """
+    keys: dict[str, int] = {}
+    taken: set[int] = set()
+    for card_id in sorted(set(card_ids)):
+        key = fsrs_card_id(card_id)
+        while key in taken:
+            key += 1 << 32
+        keys[card_id] = key
+        taken.add(key)
+    return keys
+
+
+def count_spaced(times_by_card: Iterable[Sequence[Any]]) -> int:
+    """Reviews at least a day after the card's previous one, within its first 64 reviews.
+
+    This mirrors how ``fsrs.optimizer`` counts the reviews it trains on
+    (``(review_datetime - card.last_review).days > 0``).
+    """
+    total = 0
+    for times in times_by_card:
+        ordered = sorted(times)[:FSRS_MAX_SEQ_LEN]
+        total += sum(1 for a, b in pairwise(ordered) if b - a >= _DAY)
+    return total
+
+
+def review_logs(reviews: Iterable[Review], deck: str | None = None) -> History:
+    """The schedule reviews (of ``deck``, or all) as fsrs review logs, oldest first per card."""
+    by_card: dict[str, list[Review]] = {}
+    practice = 0
+    decks: set[str] = set()
+    for review in reviews:
+        decks.add(review.deck)
+        if deck is not None and review.deck != deck:
+            continue
+        if review.practice:
+            practice += 1
+            continue
+        by_card.setdefault(review.card_id, []).append(review)
+    left_out: list[str] = []
+    kept: dict[str, list[Review]] = {}
+    for card_id, card_reviews in sorted(by_card.items()):
+        card_reviews.sort(key=lambda r: (r.reviewed_at, r.id or 0))
+        if card_reviews[0].before.state.phase is not Phase.NEW:
+            left_out.append(card_id)
+        else:
+            kept[card_id] = card_reviews
+    keys = card_keys(kept)
+    logs = tuple(
+        fsrs.ReviewLog(
+            card_id=keys[card_id],
+            rating=fsrs.Rating(int(r.rating)),
+            review_datetime=utc(r.reviewed_at),
+            review_duration=r.duration_ms,
+        )
+        for card_id, card_reviews in kept.items()
+        for r in card_reviews
+    )
+    spaced = count_spaced([r.reviewed_at for r in rs] for rs in kept.values())
+    return History(
+        logs=logs,
+        reviews=len(logs),
+        cards=len(kept),
+        spaced=spaced,
+        practice_left_out=practice,
+        cards_left_out=tuple(left_out),
+        decks=tuple(sorted(decks)),
+    )
+
+
+# -- the fit --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Fitted parameters beside the defaults. ``parameters`` is None if the fit failed."""
+
+    parameters: tuple[float, ...] | None
+    default_parameters: tuple[float, ...] = DEFAULT_PARAMETERS
+    log_loss: float | None = None  # mean log loss over the spaced reviews
+    default_log_loss: float | None = None
+    current_log_loss: float | None = None  # of the parameters in the settings file, if any
+
+    @property
+    def changed(self) -> bool:
+        """False when the optimizer returned the defaults (too little to learn from)."""
+        return self.parameters is not None and self.parameters != self.default_parameters
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "parameters": None if self.parameters is None else list(self.parameters),
+            "default_parameters": list(self.default_parameters),
+            "log_loss": self.log_loss,
+            "default_log_loss": self.default_log_loss,
+            "current_log_loss": self.current_log_loss,
+        }
+
+
+def load_optimizer() -> Any:
+    """``fsrs.optimizer.Optimizer``, or :class:`OptimizerMissing` naming the extra to install.
+
+    fsrs itself swallows the ImportError and defines a stand-in that fails only when
+    called, so the heavy modules are imported here first to find out.
+    """
+    try:
+        import pandas  # noqa: F401
+        import torch  # noqa: F401
+        import tqdm  # noqa: F401
+        from fsrs.optimizer import Optimizer
+    except ImportError as exc:
+        missing = getattr(exc, "name", None) or "a module"
+        raise OptimizerMissing(
+            f"fitting FSRS parameters needs the optimizer extra ({missing} is not installed): "
+            f"{INSTALL_HINT}"
+        ) from None
+    return Optimizer
+
+
+def fit_parameters(
+    logs: Sequence[fsrs.ReviewLog],
+    *,
+    current: Sequence[float] | None = None,
+    progress: bool = False,
+) -> Fit:
+    """Fit FSRS parameters to ``logs`` with fsrs's optimizer (deterministic: it seeds itself)."""
+    optimizer_class = load_optimizer()
+    try:
+        optimizer = optimizer_class(list(logs))
+    except ImportError as exc:  # fsrs's stand-in: an import failed inside fsrs.optimizer
+        raise OptimizerMissing(f"{exc}".splitlines()[0] + f": {INSTALL_HINT}") from None
+    fitted = optimizer.compute_optimal_parameters(verbose=progress)
+    parameters = None if fitted is None else tuple(float(w) for w in fitted)
+    return Fit(
+        parameters=parameters,
+        log_loss=None if parameters is None else _log_loss(optimizer, parameters),
+        default_log_loss=_log_loss(optimizer, DEFAULT_PARAMETERS),
+        current_log_loss=None if current is None else _log_loss(optimizer, tuple(current)),
+    )
+
+
+def _log_loss(optimizer: Any, parameters: Sequence[float]) -> float | None:
+    """The optimizer's own figure of merit: mean binary cross-entropy over spaced reviews.
+
+    It is a private method of fsrs's optimizer (the one it picks the best epoch with); if a
+    later fsrs drops or changes it, the figure is simply not reported.
+    """
+    compute = getattr(optimizer, "_compute_batch_loss", None)
+    if compute is None:
+        return None
+    try:
+        return float(compute(parameters=list(parameters)))
+    except (TypeError, ValueError, RuntimeError, ZeroDivisionError):
+        return None
+
+
+# -- writing the settings file --------------------------------------------------------------
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def table_header(deck: str | None) -> str:
+    """``[review]``, or ``[deck.NAME]`` with the name quoted when TOML needs it."""
+    if deck is None:
+        return "[review]"
+    if _BARE_KEY.fullmatch(deck):
+        return f"[deck.{deck}]"
+    return f"[deck.{json.dumps(deck, ensure_ascii=False)}]"  # JSON escapes are TOML's
+
+
+def parameters_line(parameters: Sequence[float], note: str | None = None) -> str:
+    """``parameters = [...]`` on one line; ``repr`` keeps every float exact."""
+    line = "parameters = [" + ", ".join(repr(float(w)) for w in parameters) + "]"
+    if note:
+        line += "  # " + " ".join(note.split())
+    return line
+
+
+@dataclass(frozen=True)
+class _Statement:
+    """Consecutive lines of the file that parse as TOML on their own."""
+
+    start: int
+    stop: int  # exclusive, in lines
+    kind: str  # "header", "key" or "trivia" (blank lines and comments)
+    path: tuple[str, ...] = ()  # a header's table path; a key statement's first key part
+
+
+def _lines(text: str) -> list[str]:
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
+
+
+def _statements(lines: list[str], where: str) -> list[_Statement]:
+    """Split the file into statements: each is the shortest run of lines that parses."""
+    out: list[_Statement] = []
+    i = 0
+    while i < len(lines):
+        for j in range(i + 1, len(lines) + 1):
+            chunk = "".join(lines[i:j])
+            try:
+                data = tomllib.loads(chunk)
+            except tomllib.TOMLDecodeError:
+                continue
+            first = chunk.lstrip()
+            if first.startswith("["):
+                path: list[str] = []
+                node: Any = data
+                while isinstance(node, dict) and len(node) == 1:
+                    key = next(iter(node))
+                    path.append(key)
+                    node = node[key]
+                # an array-of-tables header ([[x]]) gets a path that no target matches
+                header = tuple(path) if isinstance(node, dict) else ("[[", *path)
+                out.append(_Statement(i, j, "header", header))
+            elif data:
+                out.append(_Statement(i, j, "key", (next(iter(data)),)))
+            else:
+                out.append(_Statement(i, j, "trivia"))
+            i = j
+            break
+        else:
+            raise ConfigWriteError(f"{where}: line {i + 1}: cannot be read as TOML; left unchanged")
+    return out
+
+
+def updated_config_text(
+    text: str,
+    parameters: Sequence[float],
+    deck: str | None = None,
+    *,
+    where: str = "config.toml",
+    note: str | None = None,
+) -> str:
+    """``text`` with ``parameters`` set under ``[review]`` (or ``[deck.NAME]``), all else kept.
+
+    An existing ``parameters`` key of that table is replaced in place (all its lines);
+    otherwise the key goes after the table's last key, and a missing table is appended.
+    The result is checked to mean exactly the old document plus this one key.
+    """
+    newline = "\r\n" if "\r\n" in text else "\n"
+    try:
+        before = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigWriteError(f"{where}: {exc}; left unchanged") from None
+    parse_config(text, where)  # a file quizcoll would refuse is not edited further
+    target = ("review",) if deck is None else ("deck", deck)
+    new_line = parameters_line(parameters, note) + newline
+    lines = _lines(text)
+    statements = _statements(lines, where)
+
+    section: list[_Statement] | None = None
+    for k, st in enumerate(statements):
+        if st.kind == "header" and st.path == target:
+            section = [st]
+            for later in statements[k + 1 :]:
+                if later.kind == "header":
+                    break
+                section.append(later)
+            break
+
+    if section is None:
+        tail = "" if not lines or lines[-1].endswith("\n") else newline
+        gap = newline if lines else ""
+        result = text + tail + gap + table_header(deck) + newline + new_line
+    else:
+        existing = [st for st in section if st.kind == "key" and st.path == ("parameters",)]
+        if existing:
+            st = existing[0]
+            lines[st.start : st.stop] = [new_line]
+        else:
+            keys = [st for st in section if st.kind == "key"]
+            anchor = keys[-1] if keys else section[0]
+            if not lines[anchor.stop - 1].endswith("\n"):
+                lines[anchor.stop - 1] += newline
+            lines.insert(anchor.stop, new_line)
+        result = "".join(lines)
+
+    expected = copy.deepcopy(before)
+    node = expected
+    for part in target:
+        node = node.setdefault(part, {})
+    node["parameters"] = [float(w) for w in parameters]
+    try:
+        after = tomllib.loads(result)
+    except tomllib.TOMLDecodeError:
+        after = None
+    if after != expected:
+        table = table_header(deck)
+        raise ConfigWriteError(
+            f"{where}: cannot add parameters to {table} safely (the table is written in a form "
+            f"this editor does not handle); left unchanged — put `{parameters_line(parameters)}` "
+            f"under {table} by hand"
+        )
+    return result
+
+
+def write_parameters(
+    path: Path,
+    parameters: Sequence[float],
+    deck: str | None = None,
+    *,
+    note: str | None = None,
+) -> None:
+    """Store ``parameters`` in the settings file at ``path``, atomically.
+
+    The new text is written to a temporary file beside ``path``, read back with
+    :func:`deck.scheduler.load_config` (so a file quizcoll would reject never replaces a
+    good one), and only then renamed over ``path``. The file's permissions are kept.
+    """
+    try:
+        text = path.read_bytes().decode("utf-8")
+        mode: int | None = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        text, mode = "", None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigWriteError(f"{path}: cannot read: {exc}") from None
+    result = updated_config_text(text, parameters, deck, where=str(path), note=note)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            fh.write(result)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        try:
+            stored = load_config(tmp).for_deck(deck).parameters
+        except ConfigError as exc:
+            raise ConfigWriteError(f"{path}: the updated file would not load ({exc})") from None
+        if stored != tuple(float(w) for w in parameters):
+            raise ConfigWriteError(f"{path}: the updated file does not hold the new parameters")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise ConfigWriteError(f"{path}: cannot write: {exc}; left unchanged") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make the rename durable (POSIX); a platform without directory fsync just skips it."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
