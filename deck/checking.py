@@ -58,6 +58,23 @@ class Verdict:
     message: str
     detail: Solution | None = field(default=None, compare=False)
 
+    @property
+    def feedback(self) -> str:
+        """``message`` without its closing "The answer is X." sentence.
+
+        What to show before the answer is revealed (so a wrong answer can be retried);
+        equal to ``message`` when the message does not end with the answer.
+        """
+        suffix = answer_sentence(self.exact)
+        if self.exact and self.message.endswith(suffix):
+            return self.message[: -len(suffix)].rstrip()
+        return self.message
+
+
+def answer_sentence(exact: str) -> str:
+    """The sentence :func:`check_answer` appends to a message to give the answer away."""
+    return f" The answer is {exact}."
+
 
 class CheckError(DeckError):
     """An instance whose exact answer cannot be computed (a card or executable fault)."""
@@ -242,7 +259,7 @@ def check_answer(
     head = "Correct" if ok else "Not quite"
     message = f"{head}: {note}" if note else head
     if not ok or sol.text not in message:
-        message += f" The answer is {sol.text}."
+        message += answer_sentence(sol.text)
     return Verdict(
         ok, given, sol.text, sol.markdown(), _suggest(ok, attempts, elapsed_s), message, sol
     )

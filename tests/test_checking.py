@@ -87,6 +87,23 @@ def test_strict_unit(cards: dict[str, Card]) -> None:
     assert v.correct is False and "asks for GiB" in v.message
 
 
+def test_feedback_is_the_message_without_the_answer(cards: dict[str, Card]) -> None:
+    card = cards["gib-of-decimal-bytes"]
+    seed = seed_where(card, "n", 14)
+    wrong = verdict(card, "12.5 GiB", seed)
+    assert wrong.message.endswith(f"The answer is {wrong.exact}.")
+    assert wrong.feedback == "Not quite: 12.5 GiB is 4.13% too low."
+    assert "13.04" not in wrong.feedback and "14.00 GB" not in wrong.feedback
+    assert verdict(card, "", seed).feedback == "Not quite: No answer given."
+    slip = verdict(card, "13.04 GB", seed)
+    assert "would be right in GiB" in slip.feedback and slip.exact not in slip.feedback
+    formula = verdict(cards["ring-formula"], "2*S")
+    assert formula.feedback.startswith("Not quite: ") and "The answer" not in formula.feedback
+    # A message that does not end with the answer is its own feedback.
+    basic = verdict(cards["self-graded"], "")
+    assert basic.feedback == basic.message
+
+
 @pytest.mark.parametrize(
     ("answer", "ok"), [("1.5S", True), ("1.5 × S", True), ("1.5", True), ("2S", False)]
 )

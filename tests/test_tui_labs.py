@@ -85,6 +85,10 @@ async def test_memory_breakdown(tmp_path: Path) -> None:
         result = screen.result
         assert result is not None and result.fits
         assert result.estimate.parameters == 8_030_261_248  # Llama-3-8B, exact
+        # memory alone would allow far more than the 8,192 tokens Llama-3-8B was trained for
+        assert result.max_context > result.model_max_context == 8192
+        status = plain(screen.query_one("#mem-status", Static))
+        assert f"{result.max_context:,} tokens (the model itself stops at 8,192)" in status
         screen.query_one("#mem-model", Select).value = "llama-3-70b"
         screen.query_one("#mem-context", Input).value = "32k"
         screen.query_one("#mem-gpus", Input).value = "2"
@@ -95,6 +99,7 @@ async def test_memory_breakdown(tmp_path: Path) -> None:
         assert not result.fits and result.gpus_needed == 3
         assert 0 < result.max_context < 32768
         status = plain(screen.query_one("#mem-status", Static))
+        assert f"{result.max_context:,} tokens (the model itself stops at 8,192)" in status
         assert "does not fit" in status and "needs 3 × NVIDIA H100 80GB" in status
         bars = plain(screen.query_one("#mem-bars", Static))
         assert "KV cache" in bars and "GiB" in bars and "GB)" in bars

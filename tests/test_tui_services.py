@@ -11,7 +11,9 @@ from tui_support import FIXTURE_CARDS
 from deck.checking import Solution
 from quizcoll.collection import load
 from quizcoll.executables import build_registry
+from quizcoll.tui.screens.memory_lab import verdict
 from quizcoll.tui.services.browse import filter_rows, rows
+from quizcoll.tui.services.memory_lab import MemoryRequest, compute
 from quizcoll.tui.widgets.bars import Bar, bar_cells, render_bars
 from quizcoll.tui.widgets.result_view import render_result
 
@@ -68,3 +70,14 @@ def test_result_view_of_a_memory_estimate_draws_the_breakdown() -> None:
     for part in ("weights", "KV cache", "activations", "overhead"):
         assert part in text
     assert "14.96 GiB (16.06 GB)" in text  # 8,030,261,248 parameters × 2 bytes
+
+
+def test_memory_lab_names_the_models_own_context_limit_only_when_memory_allows_more() -> None:
+    roomy = compute(MemoryRequest(model="llama-3-8b", gpu="h100-80gb"))
+    assert roomy.model_max_context == 8192 < roomy.max_context
+    assert "256,278 tokens (the model itself stops at 8,192)" in verdict(roomy).plain
+    tight = compute(MemoryRequest(model="llama-2-13b", gpu="rtx-4090"))  # 26 GB of weights
+    assert tight.max_context == 0 and "stops at" not in verdict(tight).plain
+    short = compute(MemoryRequest(model="llama-3.1-8b", gpu="rtx-4090"))  # trained for 128k
+    assert 0 < short.max_context < short.model_max_context == 131072
+    assert "stops at" not in verdict(short).plain

@@ -35,9 +35,9 @@ ACTIONS: tuple[AppAction, ...] = (
 SCREEN_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
     "Review": (
         ("enter", "check the typed answer (in the answer box); rate the focused button"),
-        ("space", "reveal the answer (self-graded cards; an empty answer box gives up)"),
-        ("1 2 3 4", "rate Again, Hard, Good, Easy (after the answer is shown)"),
-        ("e / tab", "back to the answer box to try again"),
+        ("space", "show the answer (self-graded cards, a wrong answer; an empty box gives up)"),
+        ("1 2 3 4", "rate Again, Hard, Good, Easy (a hidden answer is shown first)"),
+        ("e / tab", "after a wrong answer: back to the answer box to try again"),
         ("u / ctrl+z", "undo the last rating (also from an empty answer box)"),
         ("!", "suspend this card"),
         ("escape", "end the session (every rating is already saved)"),

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -179,6 +179,15 @@ class QuizApp(App[int]):
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys typed into a review's answer box while the focus was still moving to it."""
+        from quizcoll.tui.screens.review import ReviewScreen
+
+        screen = self.screen
+        if isinstance(screen, ReviewScreen) and screen.take_stray_key(event):
+            event.stop()
+            event.prevent_default()  # not a binding: App._on_key must not see it
 
     def action_toggle_dark(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"

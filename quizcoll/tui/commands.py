@@ -7,6 +7,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.markup import escape
 
 from quizcoll.tui.actions import ACTIONS
 
@@ -20,6 +21,11 @@ class QuizCommands(Provider):
     def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
         app: QuizApp = self.app  # type: ignore[assignment]
         out: list[tuple[str, str, Callable[[], object]]] = []
+        # The screen the palette was opened on may offer its own actions (a review: rate,
+        # undo, suspend…), so that keys hidden from a narrow footer stay reachable here.
+        screen_commands = getattr(self.screen, "palette_commands", None)
+        if callable(screen_commands):
+            out.extend(screen_commands())
         for a in ACTIONS:
             out.append((a.title, f"{a.help}  [{a.key}]", partial(app.run_action, a.action)))
         for deck in app.deck_names():
@@ -41,11 +47,12 @@ class QuizCommands(Provider):
 
     async def discover(self) -> Hits:
         for title, help_, run in self._commands():
-            yield DiscoveryHit(title, run, help=help_)
+            yield DiscoveryHit(title, run, help=escape(help_))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for title, help_, run in self._commands():
             score = matcher.match(title)
             if score > 0:
-                yield Hit(score, matcher.highlight(title), run, help=help_)
+                # help is read as markup: escaped, "[b]" is a key and not bold
+                yield Hit(score, matcher.highlight(title), run, help=escape(help_))

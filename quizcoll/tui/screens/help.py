@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -14,23 +15,29 @@ from textual.widgets import Static
 
 from quizcoll.tui.actions import ACTIONS, SCREEN_KEYS
 
+KEY_WIDTH = 11  # the widest key ("u / ctrl+z"), so every section lines up
 
-def help_table() -> Table:
+
+def _section(title: str, rows: list[tuple[str, str]]) -> Group:
+    # One grid per section, the title above it: a title in the key column would widen
+    # that column for every row and wrap the descriptions at 80 columns.
     table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold", min_width=10)
+    table.add_column(style="bold", width=KEY_WIDTH, no_wrap=True)
     table.add_column()
-    table.add_row(Text("Home and everywhere", style="bold underline"), "")
-    for a in ACTIONS:
-        where = "" if a.where == "home" else "  (any screen)"
-        table.add_row(a.key, f"{a.title}: {a.help}{where}")
-    for screen, keys in SCREEN_KEYS.items():
-        table.add_row("", "")
-        table.add_row(Text(screen, style="bold underline"), "")
-        for key, what in keys:
-            table.add_row(key, what)
-    table.add_row("", "")
-    table.add_row("", Text("escape or ? closes this help", style="dim"))
-    return table
+    for key, what in rows:
+        table.add_row(key, what)
+    return Group(Text(title, style="bold underline"), table, Text(""))
+
+
+def help_table() -> Group:
+    """Every key: the app's actions, then each screen's own keys."""
+    app_rows = [
+        (a.key, f"{a.title}: {a.help}" + ("" if a.where == "home" else "  (any screen)"))
+        for a in ACTIONS
+    ]
+    sections = [_section("Home and everywhere", app_rows)]
+    sections += [_section(screen, list(keys)) for screen, keys in SCREEN_KEYS.items()]
+    return Group(*sections, Text("escape or ? closes this help", style="dim"))
 
 
 class HelpScreen(ModalScreen[None]):

@@ -58,9 +58,11 @@ def verdict(result: MemoryResult) -> Text:
     text.append(f"on {where}: {_both(result.per_gpu_bytes)} per GPU of ")
     text.append(f"{_both(result.usable_bytes)} usable (90% of {_both(gpu.memory_bytes)})\n")
     text.append(f"needs {result.gpus_needed} × {gpu.name}", style="bold")
-    text.append(f" · longest context on {where}: ")
+    text.append(" · longest context that fits: ")  # fits where the first line says
     if result.max_context:
         text.append(f"{result.max_context:,} tokens", style="bold")
+        if result.context_beyond_model:
+            text.append(f" (the model itself stops at {result.model_max_context:,})")
     else:
         text.append("none (the weights alone do not fit)", style="bold red")
     text.append(f"\n{result.label}: {est.parameters:,} parameters")

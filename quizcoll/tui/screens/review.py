@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import ClassVar, TypeVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Input, Markdown, ProgressBar, Static
 
+from deck.checking import answer_sentence
 from deck.errors import DeckError
 from deck.model import CardType, Rating
 from quizcoll.tui.screens.base import QuizScreen
@@ -35,18 +37,31 @@ PLACEHOLDERS = {
 }
 
 
+# The four ratings share one footer entry ("1234 Rate") so the footer fits in 80 columns;
+# the help screen and the palette's key panel still list each of them.
+RATE = Binding.Group("Rate", compact=True)
+RETRY_HINT = "e or tab: try again · space: show the answer · 1–4: rate"
+EMPTY_HINT = "Type an answer, then Enter — or press space to show the answer."
+
+
+def _sentence(text: str) -> str:
+    """``text`` ending as a sentence ("Correct" → "Correct.")."""
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
 class ReviewScreen(QuizScreen):
     """One review or practice session."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("space", "reveal", "Reveal"),
-        Binding("1", "rate(1)", "Again"),
-        Binding("2", "rate(2)", "Hard"),
-        Binding("3", "rate(3)", "Good"),
-        Binding("4", "rate(4)", "Easy"),
+        Binding("1", "rate(1)", "Again", group=RATE),
+        Binding("2", "rate(2)", "Hard", group=RATE),
+        Binding("3", "rate(3)", "Good", group=RATE),
+        Binding("4", "rate(4)", "Easy", group=RATE),
         Binding("u", "undo", "Undo"),
-        Binding("e", "edit", "Retry", show=False),
+        Binding("e", "edit", "Try again", show=False),
+        Binding("tab", "tab", "Try again / next field", show=False),
         Binding("exclamation_mark", "suspend", "Suspend", key_display="!"),
     ]
 
@@ -90,10 +105,12 @@ class ReviewScreen(QuizScreen):
         if action == "rate":
             return True if p is not None and p.answered else None
         if action == "reveal":
-            return True if p is not None and not (p.verdict and p.verdict.correct) else None
+            return True if p is not None and not p.revealed else None
         if action == "undo":
             return True if self.session and self.session.committed else None
-        if action in ("suspend", "edit"):
+        if action == "edit":
+            return True if p is not None and p.retryable else None
+        if action == "suspend":
             return True if p is not None else None
         return True
 
@@ -110,6 +127,23 @@ class ReviewScreen(QuizScreen):
         finally:
             self.busy = False
             self.refresh_bindings()
+
+    def palette_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+        """This screen's actions that apply now, for the command palette."""
+        items = [
+            ("reveal", "Show the answer", "space"),
+            ("edit", "Try again", "e or tab"),
+            *((f"rate({int(r)})", f"Rate {NAMES[r]}", str(int(r))) for r in Rating),
+            ("undo", "Undo the last rating", "u"),
+            ("suspend", "Suspend this card", "!"),
+        ]
+        out: list[tuple[str, str, Callable[[], object]]] = []
+        for action, title, key in items:
+            name, _, arg = action.partition("(")
+            params = (int(arg.rstrip(")")),) if arg else ()
+            if self.check_action(name, params):
+                out.append((title, f"Review  [{key}]", partial(self.run_action, action)))
+        return out
 
     # -- flow -----------------------------------------------------------------------------
 
@@ -210,51 +244,77 @@ class ReviewScreen(QuizScreen):
         self.query_one("#review-body", VerticalScroll).scroll_home(animate=False)
         self.refresh_bindings()
 
-    def _show_verdict(self, p: Presented, intervals: dict[Rating, str]) -> None:
+    def _verdict_text(self, p: Presented) -> Text:
+        """The verdict; while a wrong answer can be retried, without the answer."""
         verdict = p.verdict
         assert verdict is not None
-        box = self.query_one("#verdict", Static)
         text = Text()
         if verdict.correct is True:
             text.append("✔ ", style="bold green")
-            box.set_classes("-right")
         elif verdict.correct is False:
             text.append("✘ ", style="bold red")
-            box.set_classes("-wrong")
-        else:
-            box.set_classes("-self")
-        text.append(verdict.message)
-        if verdict.exact and verdict.exact not in verdict.message:
-            text.append("\nAnswer: ", style="bold")
-            text.append(verdict.exact)
+        text.append(_sentence(verdict.feedback))
+        if not p.retryable:
+            if verdict.feedback != verdict.message:
+                text.append(answer_sentence(verdict.exact))
+            if verdict.exact and verdict.exact not in verdict.message:
+                text.append("\nAnswer: ", style="bold")
+                text.append(verdict.exact)
         if p.attempts > 1:
             text.append(f"\nattempt {p.attempts}", style="dim")
-        if verdict.correct is False and p.card.type is not CardType.BASIC:
-            text.append("\ne or tab: try again · 1–4: rate", style="dim")
-        box.update(text)
+        if p.retryable:
+            text.append(f"\n{RETRY_HINT}", style="dim")
+        return text
+
+    def _show_verdict(
+        self, p: Presented, intervals: dict[Rating, str], focus: Rating | None = None
+    ) -> None:
+        verdict = p.verdict
+        assert verdict is not None
+        box = self.query_one("#verdict", Static)
+        box.set_classes(
+            "-right" if verdict.correct else "-wrong" if verdict.correct is False else "-self"
+        )
+        box.update(self._verdict_text(p))
         box.display = True
-        solution = verdict.solution.strip()
+        # The answer, its worked solution and the live result wait until it is revealed.
+        solution = verdict.solution.strip() if p.revealed else ""
         md = self.query_one("#solution", Markdown)
         md.display = bool(solution)
         md.update(solution)
         run = p.card.answer.computation.run if p.card.answer and p.card.answer.computation else ""
-        self.query_one("#result", ResultView).show(p.solution, run, self.quiz.registry)
+        result = self.query_one("#result", ResultView)
+        result.show(p.solution if p.revealed else None, run, self.quiz.registry)
+        answer = self.query_one("#answer", AnswerInput)
+        answer.disabled = p.revealed  # keeps what was typed on screen; nothing left to try
         ratings = self.query_one("#ratings", RatingBar)
         ratings.display = True
-        ratings.show(intervals, verdict.suggested)
+        ratings.show(intervals, verdict.suggested, focus=focus)
         self.refresh_bindings()
 
-    async def _after_answer(self, p: Presented) -> None:
+    async def _after_answer(self, p: Presented, focus: Rating | None = None) -> None:
         assert self.session is not None
         intervals = await self.quiz.db.call(self.session.preview)
-        self._show_verdict(p, intervals)
+        self._show_verdict(p, intervals, focus)
 
     # -- events and actions ---------------------------------------------------------------
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        if self.current is not None and event.input.id == "answer":
-            self.check(event.value)
+        p = self.current
+        if p is None or event.input.id != "answer":
+            return
+        if not event.value.strip():
+            # Nothing typed is not an attempt: say what to do instead.
+            if p.answered:
+                self.notify(EMPTY_HINT, timeout=3)
+            else:
+                box = self.query_one("#verdict", Static)
+                box.update(Text(EMPTY_HINT, style="italic"))
+                box.set_classes("-hint")
+                box.display = True
+            return
+        self.check(event.value)
 
     @work(exclusive=True, group="review")
     async def check(self, text: str) -> None:
@@ -264,8 +324,8 @@ class ReviewScreen(QuizScreen):
         p = session.current
 
         async def step() -> None:
-            await asyncio.to_thread(session.check, text)
-            await self._after_answer(p)
+            if await asyncio.to_thread(session.check, text) is not None:
+                await self._after_answer(p)
 
         await self._guarded(step)
 
@@ -293,7 +353,21 @@ class ReviewScreen(QuizScreen):
         session = self.session
         if session is None or session.current is None or not session.current.answered:
             return
-        card_id = session.current.card.id
+        p = session.current
+        if p.retryable:
+            # Rating a wrong answer first shows the answer; the same key again rates.
+            async def show() -> None:
+                session.reveal()
+                await self._after_answer(p, focus=rating)
+                self.notify(
+                    f"The answer is shown: press {int(rating)} again (or enter) "
+                    f"to rate {NAMES[rating]}",
+                    timeout=3,
+                )
+
+            await self._guarded(show)
+            return
+        card_id = p.card.id
         intervals = session.current.interval_labels()
 
         async def step() -> None:
@@ -341,10 +415,47 @@ class ReviewScreen(QuizScreen):
         await self._guarded(step)
 
     def action_edit(self) -> None:
+        """Back to the answer box for another attempt, the previous text selected (typing
+        replaces it). Focus moves now, not on the next idle, so keys typed right after
+        ``e`` land in the box."""
+        p = self.current
         answer = self.query_one("#answer", AnswerInput)
-        if answer.display:
-            answer.focus()
-            answer.action_end()
+        if p is None or not p.retryable or not answer.display:
+            return
+        answer.disabled = False
+        self.set_focus(answer)
+        answer.select_all()
+
+    def take_stray_key(self, event: events.Key) -> bool:
+        """Type ``event`` into the answer box if it was aimed there; True if it was.
+
+        A key sent right after ``e``/tab (by a fast typist, or a terminal pasting keys)
+        was routed to the widget focused before the focus moved, and reaches the app
+        unhandled. The box itself stops every key it types, so a printable key that gets
+        that far while the box has focus belongs in it.
+        """
+        answer = self.query_one("#answer", AnswerInput)
+        if (
+            self.focused is not answer
+            or not event.is_printable
+            or event.character is None
+            or answer.passes(event.character)
+        ):
+            return False
+        selection = answer.selection
+        if selection.is_empty:
+            answer.insert_text_at_cursor(event.character)
+        else:
+            answer.replace(event.character, *selection)
+        return True
+
+    def action_tab(self) -> None:
+        """tab: try again after a wrong answer; otherwise the next field, as everywhere."""
+        p = self.current
+        if p is not None and p.retryable and self.focused is not self.query_one("#answer"):
+            self.action_edit()
+        else:
+            self.focus_next()
 
     def action_back(self) -> None:
         self.app.pop_screen()

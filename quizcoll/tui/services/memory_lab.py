@@ -40,6 +40,12 @@ class MemoryResult:
     per_gpu_bytes: int
     usable_bytes: int
     max_context: int
+    model_max_context: int = 0  # the model's own (trained) context limit; 0 if unknown
+
+    @property
+    def context_beyond_model(self) -> bool:
+        """Memory would allow a longer context than the model itself handles."""
+        return 0 < self.model_max_context < self.max_context
 
     @property
     def fits(self) -> bool:
@@ -84,4 +90,5 @@ def compute(req: MemoryRequest) -> MemoryResult:
         per_gpu_bytes=est.per_gpu_bytes(req.gpus),
         usable_bytes=gpu.usable_bytes(DEFAULT_UTILIZATION),
         max_context=longest,
+        model_max_context=source.config.max_position_embeddings or 0,
     )

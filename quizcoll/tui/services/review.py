@@ -34,6 +34,9 @@ class Presented:
     answers: list[str] = field(default_factory=list)
     outcomes: dict[Rating, CardState] = field(default_factory=dict)
     previewed_at: datetime | None = None
+    # Whether the exact answer is on screen: a wrong answer keeps it hidden so that it
+    # can be retried, until the user asks for it (space) or rates.
+    revealed: bool = False
 
     @property
     def card(self) -> Card:
@@ -42,6 +45,16 @@ class Presented:
     @property
     def answered(self) -> bool:
         return self.verdict is not None
+
+    @property
+    def retryable(self) -> bool:
+        """Checked, wrong, and the answer not shown yet: another attempt makes sense."""
+        return (
+            self.verdict is not None
+            and self.verdict.correct is False
+            and not self.revealed
+            and self.card.type is not CardType.BASIC
+        )
 
     def front_markdown(self) -> str:
         """The question with the instance's drawn values highlighted as inline code."""
@@ -193,9 +206,17 @@ class ReviewSession:
 
     # -- pure steps -----------------------------------------------------------------------
 
-    def check(self, text: str) -> Verdict:
-        """Judge ``text`` for the card on screen (runs its executable once per instance)."""
+    def check(self, text: str) -> Verdict | None:
+        """Judge ``text`` for the card on screen (runs its executable once per instance).
+
+        A blank answer is not an attempt: it changes nothing and returns None.
+        A wrong answer keeps the exact answer hidden (see :attr:`Presented.revealed`).
+        """
         p = self._require()
+        if not text.strip():
+            return None
+        if p.revealed and p.verdict is not None:
+            return p.verdict  # the answer is on screen: another attempt would prove nothing
         p.attempts += 1
         p.answers.append(text)
         if p.solution is None:
@@ -210,16 +231,19 @@ class ReviewSession:
             elapsed_s=elapsed,
             solution=p.solution,
         )
+        p.revealed = bool(p.verdict.correct)
         return p.verdict
 
     def reveal(self) -> Verdict:
-        """Show the answer: a self-graded card's back, or give up on a checked one (Again)."""
+        """Show the answer: a self-graded card's back, the answer to a wrong attempt
+        (whose verdict stays), or give up on an unanswered card (Again)."""
         p = self._require()
+        p.revealed = True
         if p.card.type is CardType.BASIC:
             p.verdict = reveal(p.card, p.instance, self.registry)
             p.solution = p.verdict.detail
             return p.verdict
-        if p.verdict is not None and p.verdict.correct:
+        if p.verdict is not None:
             return p.verdict
         if p.solution is None:
             p.solution = solve(p.card, p.instance, self.registry)

@@ -15,16 +15,17 @@ PASS_WHEN_EMPTY = frozenset({" ", "u"})
 class AnswerInput(Input):
     """Where the answer is typed; Enter checks it."""
 
-    def _passes(self, character: str | None) -> bool:
+    def passes(self, character: str | None) -> bool:
+        """Whether this key goes to the screen's bindings instead of into the box."""
         return not self.value and character in PASS_WHEN_EMPTY
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
-        if self._passes(character):
+        if self.passes(character):
             return False
         return super().check_consume_key(key, character)
 
     async def _on_key(self, event: events.Key) -> None:
         # Textual calls each class's handler along the MRO until one prevents the default;
         # preventing it here keeps Input from typing the key, so it reaches the bindings.
-        if self._passes(event.character):
+        if self.passes(event.character):
             event.prevent_default()

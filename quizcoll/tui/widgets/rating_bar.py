@@ -37,8 +37,15 @@ class RatingBar(Horizontal):
                 compact=True,
             )
 
-    def show(self, intervals: Mapping[Rating, str], suggested: Rating | None) -> None:
-        """Label each button with its interval and mark (and focus) the suggestion."""
+    def show(
+        self,
+        intervals: Mapping[Rating, str],
+        suggested: Rating | None,
+        *,
+        focus: Rating | None = None,
+    ) -> None:
+        """Label each button with its interval and mark the suggestion; focus ``focus``
+        (by default the suggestion)."""
         for rating in Rating:
             button = self.query_one(f"#rate-{int(rating)}", Button)
             interval = intervals.get(rating, "")
@@ -47,8 +54,11 @@ class RatingBar(Horizontal):
                 f" · {interval}" if interval else ""
             )
             button.set_class(rating == suggested, "-suggested")
-        if suggested is not None:
-            self.query_one(f"#rate-{int(suggested)}", Button).focus()
+            button.refresh(layout=True)  # Button.label does not re-measure the width itself
+        target = focus or suggested
+        if target is not None:
+            # Focus now (not on the next idle) so that a key pressed right away reaches it.
+            self.screen.set_focus(self.query_one(f"#rate-{int(target)}", Button))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

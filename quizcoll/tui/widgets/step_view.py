@@ -21,11 +21,11 @@ class StepView(Static, can_focus=True):
     """Shows one step of a :class:`LabRun`; ``view`` 0 is the start, ``steps`` the end."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right", "move(1)", "Next step", key_display="→"),
-        Binding("left", "move(-1)", "Prev step", key_display="←"),
+        Binding("right", "move(1)", "Next", key_display="→"),
+        Binding("left", "move(-1)", "Prev", key_display="←"),
         Binding("home", "jump(0)", "Start", show=False),
         Binding("end", "jump(-1)", "End", show=False),
-        Binding("space", "play", "Play/pause"),
+        Binding("space", "play", "Play"),
     ]
 
     view: reactive[int] = reactive(0)
