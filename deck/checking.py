@@ -295,8 +295,8 @@ def _check_numeric(card: Card, sol: Solution, given: str) -> tuple[bool, str]:
     if hits:
         if q.ambiguous:
             return True, (
-                f"{given} read as {units.format_bytes(hits[0], binary=hits[0] == candidates[1])}; "
-                f"the exact answer is {units.format_bytes_both(sol.value)} (a bare G is ambiguous: write GB or GiB)."
+                f"{given} read as {units.format_bytes(hits[0], binary=hits[0] == candidates[1])} "
+                f"(a bare {q.unit} is ambiguous: write {q.unit.upper()}B or {q.unit.upper()}iB)."
             )
         return True, ""
     note = f"{given} is {_relative(candidates[0], sol.value)}."
