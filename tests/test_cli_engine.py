@@ -108,3 +108,47 @@ def test_export_obsidian(tmp_path: Path) -> None:
 def test_export_unknown_deck(deck: str) -> None:
     out = quizcoll("export", "--cards", str(FIXTURE), "--deck", deck)
     assert out.returncode == 2 and "decks: units" in out.stderr
+
+
+def test_show_a_past_review_exactly_as_it_was_asked(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from deck.model import Rating
+    from deck.scheduler import Scheduler, Settings
+    from deck.store import Store
+
+    db = tmp_path / "reviews.sqlite3"
+    now = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+    with Store.open(db) as store:
+        state = store.state("gib-of-decimal-bytes")
+        after = Scheduler(Settings()).preview(state, now, "gib-of-decimal-bytes")[Rating.AGAIN]
+        store.record_review(
+            "gib-of-decimal-bytes", Rating.AGAIN, after, reviewed_at=now, deck="units",
+            duration_ms=4200, answer="12 GB", correct=False, seed=1234,
+        )  # fmt: skip
+    shown = quizcoll(
+        "show",
+        "gib-of-decimal-bytes",
+        "--cards",
+        str(FIXTURE),
+        "--db",
+        str(db),
+        "--review",
+        "-1",
+        "--json",
+    )
+    assert shown.returncode == 0, shown.stderr
+    doc = json.loads(shown.stdout)
+    asked = json.loads(
+        quizcoll(
+            "show", "gib-of-decimal-bytes", "--cards", str(FIXTURE), "--seed", "1234", "--json"
+        ).stdout
+    )
+    assert (
+        doc["seed"] == 1234 and doc["front"] == asked["front"] and doc["answer"] == asked["answer"]
+    )
+    assert doc["review"]["answer"] == "12 GB" and doc["review"]["rating"] == 1
+    missing = quizcoll(
+        "show", "gib-of-decimal-bytes", "--cards", str(FIXTURE), "--db", str(db), "--review", "3"
+    )
+    assert missing.returncode == 2 and "has 1 review(s)" in missing.stderr

@@ -1,17 +1,49 @@
-"""Show one card: an instance drawn for --seed, its options, exact answer and worked solution."""
+"""Show one card: an instance drawn for --seed, its options, exact answer and worked solution.
+
+With --review K, the card's K-th stored review (1 = first, -1 = last) is shown exactly as it
+was asked: the same instance (its seed is stored with the review), what was typed and how
+it was rated.
+"""
 
 from __future__ import annotations
 
 import argparse
 
-from quizcoll.cli.common import add_cards_argument, add_json_argument
+from quizcoll.cli.common import add_cards_argument, add_db_argument, add_json_argument
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("card_id", metavar="CARD_ID")
     parser.add_argument("--seed", type=int, default=0, help="which instance to draw (default 0)")
+    parser.add_argument(
+        "--review",
+        type=int,
+        metavar="K",
+        help="show the card's K-th stored review as it was asked (1 = first, -1 = last)",
+    )
     add_cards_argument(parser)
+    add_db_argument(parser)
     add_json_argument(parser)
+
+
+def _stored_review(args: argparse.Namespace) -> object:
+    """The review ``--review`` names, read from the database without creating one."""
+    from deck.store import Store
+    from quizcoll.cli.common import UsageError, default_db_path
+
+    path = args.db or default_db_path()
+    if not path.exists():
+        raise UsageError(f"no review database at {path}")
+    with Store.open(path) as store:
+        reviews = store.reviews(args.card_id)
+    if not reviews:
+        raise UsageError(f"card {args.card_id!r} has no stored review in {path}")
+    k = args.review
+    if k == 0 or not -len(reviews) <= k <= len(reviews):
+        raise UsageError(
+            f"--review: card {args.card_id!r} has {len(reviews)} review(s); use 1..{len(reviews)} or -1"
+        )
+    return reviews[k - 1 if k > 0 else k]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,7 +59,9 @@ def run(args: argparse.Namespace) -> int:
     if card is None:
         report_problems(collection.problems)
         raise UsageError(f"no card with id {args.card_id!r}{suggest(args.card_id, by_id)}")
-    inst = draw(card, args.seed)
+    review = _stored_review(args) if args.review is not None else None
+    seed = review.seed if review is not None and review.seed is not None else args.seed
+    inst = draw(card, seed)
     sol = solve(card, inst, registry)
     front = render_front(card, inst)
     options = render_options(card, inst)
@@ -38,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
                 "deck": card.deck,
                 "type": card.type.value,
                 "tags": list(card.tags),
-                "seed": args.seed,
+                "seed": seed,
+                "review": review.to_dict() if review is not None else None,
                 "front": front,
                 "options": options,
                 "values": dict(inst.shown),
@@ -52,6 +87,13 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     print(f"{card.id}  [{card.deck} · {card.type.value} · {', '.join(card.tags)}]")
+    if review is not None:
+        verdict = {True: "right", False: "wrong", None: "self-graded"}[review.correct]
+        typed = f"answered {review.answer!r} ({verdict})" if review.answer else verdict
+        print(
+            f"review of {review.reviewed_at:%Y-%m-%d %H:%M} UTC (seed {seed}): {typed}, "
+            f"rated {review.rating.name.capitalize()}"
+        )
     print()
     print(front.strip())
     for i, opt in enumerate(options):
