@@ -103,3 +103,42 @@ async def test_memory_breakdown(tmp_path: Path) -> None:
         assert "does not fit" in status and "needs 3 × NVIDIA H100 80GB" in status
         bars = plain(screen.query_one("#mem-bars", Static))
         assert "KV cache" in bars and "GiB" in bars and "GB)" in bars
+
+
+@run_async
+async def test_hierarchical_all_reduce_in_the_lab(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "r.db")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        screen = app.screen
+        nodes = screen.query_one("#lab-nodes", Input)
+        assert nodes.disabled  # ring: no nodes
+        screen.query_one("#lab-algorithm", Select).value = "hierarchical"
+        await pilot.pause()
+        assert not nodes.disabled
+        screen.query_one("#lab-ranks", Input).value = "8"
+        nodes.value = "3"
+        screen.action_run()
+        await settle(pilot)
+        assert any("does not divide the 8 ranks" in n.message for n in app._notifications)
+        nodes.value = "2"
+        screen.query_one("#lab-size", Input).value = "64KiB"
+        screen.action_run()
+        await settle(pilot)
+        lab = screen.lab
+        assert lab is not None and lab.verified is True
+        assert (lab.request.algorithm, lab.request.nodes, lab.ranks) == ("hierarchical", 2, 8)
+        assert lab.steps == 2 * (4 - 1) + 2 * (2 - 1)
+        # inter-node bytes per GPU: 2(b−1)/(ab)·S = 2·1/8 · 64 KiB = 16 KiB
+        assert "inter-node bytes/GPU 16.00 KiB (2(b−1)/(ab)·S = 16.00 KiB)" in lab.crossover_note
+        assert "hierarchical" in lab.sweep and "ring" in lab.sweep
+        assert (lab.holdings[-1] == 8).all()
+        status = plain(screen.query_one("#lab-status", Static))
+        assert "8 ranks (2 nodes)" in status and "✔ verified" in status
+        assert "(nvlink/infiniband)" in status
+        assert "2(b−1)/(ab)·S" in plain(screen.query_one("#lab-plot", Static))
+        screen.query_one("#lab-algorithm", Select).value = "ring"
+        await pilot.pause()
+        assert nodes.disabled

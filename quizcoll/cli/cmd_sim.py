@@ -3,6 +3,10 @@
 Counts and time come from the algorithm's real schedule at the full size; the outputs
 are simulated on data and checked against the collective's definition (at a smaller
 element count when the full size would exceed the memory budget).
+
+``--algorithm hierarchical --nodes B --gpus-per-node A`` runs the two-level all-reduce
+over A × B ranks with an intra-node and an inter-node link class, and reports the bytes
+per GPU on each, the time per phase and a flat ring over the same ranks for comparison.
 """
 
 from __future__ import annotations
@@ -13,6 +17,21 @@ from typing import Any
 from quizcoll.cli.common import UsageError, add_json_argument, print_json
 
 TRACE_MAX_RANKS = 16
+MAX_RANKS = 1024  # quizcoll.collectives.MAX_RANKS (not imported here: it pulls in numpy)
+DEFAULT_RANKS = 8
+LINKS = ("nvlink", "infiniband")
+HIERARCHICAL = "hierarchical"
+TOPOLOGY_FLAGS = (
+    ("--nodes", "nodes"),
+    ("--gpus-per-node", "gpus_per_node"),
+    ("--intra-link", "intra_link"),
+    ("--inter-link", "inter_link"),
+    ("--intra-latency", "intra_latency"),
+    ("--intra-bandwidth", "intra_bandwidth"),
+    ("--inter-latency", "inter_latency"),
+    ("--inter-bandwidth", "inter_bandwidth"),
+)
+FLAT_LINK_FLAGS = (("--link", "link"), ("--latency", "latency"), ("--bandwidth", "bandwidth"))
 COLLECTIVES = (
     "broadcast",
     "scatter",
@@ -28,7 +47,9 @@ COLLECTIVES = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("collective", metavar="COLLECTIVE", help=", ".join(COLLECTIVES))
     parser.add_argument("--algorithm", metavar="A", help="algorithm (default: the usual one)")
-    parser.add_argument("--ranks", metavar="N", type=int, default=8, help="ranks (default 8)")
+    parser.add_argument(
+        "--ranks", metavar="N", type=int, help="ranks (default 8; hierarchical: nodes × GPUs)"
+    )
     parser.add_argument(
         "--size",
         metavar="SIZE",
@@ -40,12 +61,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root", metavar="R", type=int, default=0, help="root rank (default 0)")
     parser.add_argument(
         "--link",
-        choices=("nvlink", "infiniband"),
-        default="nvlink",
+        choices=LINKS,
         help="cost-model preset for latency and bandwidth (default nvlink)",
     )
     parser.add_argument("--latency", metavar="T", help="per-message latency α, e.g. 5us")
     parser.add_argument("--bandwidth", metavar="BW", help="per-direction bandwidth, e.g. 900GB/s")
+    topo = parser.add_argument_group(
+        "hierarchical all_reduce (--algorithm hierarchical; implied by --nodes)"
+    )
+    topo.add_argument("--nodes", metavar="B", type=int, help="nodes b")
+    topo.add_argument("--gpus-per-node", metavar="A", type=int, help="GPUs per node a")
+    topo.add_argument("--intra-link", choices=LINKS, help="link inside a node (default nvlink)")
+    topo.add_argument("--inter-link", choices=LINKS, help="link between nodes (default infiniband)")
+    topo.add_argument("--intra-latency", metavar="T", help="α inside a node")
+    topo.add_argument("--intra-bandwidth", metavar="BW", help="bandwidth inside a node")
+    topo.add_argument("--inter-latency", metavar="T", help="α between nodes")
+    topo.add_argument("--inter-bandwidth", metavar="BW", help="bandwidth between nodes")
     parser.add_argument(
         "--budget", metavar="SIZE", default="1GiB", help="memory budget of the data simulation"
     )
@@ -67,14 +98,88 @@ def _quantity(text: str, flag: str, dim: Any) -> float:
         raise UsageError(f"{flag}: {exc}") from None
 
 
+def _given(args: argparse.Namespace, flags: tuple[tuple[str, str], ...]) -> list[str]:
+    return [flag for flag, name in flags if getattr(args, name) is not None]
+
+
+def _is_hierarchical(args: argparse.Namespace, collective: Any) -> bool:
+    """Whether the request is the hierarchical all-reduce; one-line errors for flags that
+    belong to the other kind of request."""
+    key = (args.algorithm or "").strip().lower().replace("-", "_")
+    topology = _given(args, TOPOLOGY_FLAGS)
+    implied = args.nodes is not None or args.gpus_per_node is not None
+    wanted = key == HIERARCHICAL or (not key and implied)
+    if not wanted:
+        if topology:
+            raise UsageError(
+                f"{topology[0]} applies to the hierarchical all_reduce only "
+                f"(--algorithm hierarchical --nodes B --gpus-per-node A)"
+            )
+        return False
+    if collective.value != "all_reduce":
+        raise UsageError(
+            f"hierarchical is an all_reduce algorithm (over --nodes × --gpus-per-node); "
+            f"{collective.value} has no hierarchical variant"
+        )
+    missing = [flag for flag, name in TOPOLOGY_FLAGS[:2] if getattr(args, name) is None]
+    if missing:
+        raise UsageError(
+            f"--algorithm hierarchical needs --nodes B and --gpus-per-node A "
+            f"(ranks = A × B); missing {' and '.join(missing)}"
+        )
+    for flag, value in (("--nodes", args.nodes), ("--gpus-per-node", args.gpus_per_node)):
+        if value < 1:
+            raise UsageError(f"{flag} must be at least 1, got {value}")
+    ranks = args.nodes * args.gpus_per_node
+    if ranks > MAX_RANKS:
+        raise UsageError(
+            f"--nodes {args.nodes} × --gpus-per-node {args.gpus_per_node} = {ranks} ranks; "
+            f"the simulator takes at most {MAX_RANKS}"
+        )
+    if args.ranks is not None and args.ranks != ranks:
+        raise UsageError(
+            f"--ranks {args.ranks} does not match --nodes {args.nodes} × --gpus-per-node "
+            f"{args.gpus_per_node} = {ranks}; leave --ranks out or make it {ranks}"
+        )
+    flat = _given(args, FLAT_LINK_FLAGS)
+    if flat:
+        raise UsageError(
+            f"{flat[0]} sets a single link class; the hierarchical all_reduce takes "
+            "--intra-link, --inter-link, --intra-latency, --intra-bandwidth, "
+            "--inter-latency and --inter-bandwidth"
+        )
+    return True
+
+
+def _link(preset: str, latency: str | None, bandwidth: str | None, prefix: str) -> Any:
+    """A link model from a preset with optional overrides (named ``custom`` if any)."""
+    from deck import units
+    from quizcoll import collectives as co
+
+    link = co.get_preset(preset)
+    if latency is None and bandwidth is None:
+        return link
+    alpha = link.latency_s
+    if latency is not None:
+        alpha = _quantity(latency, f"{prefix}latency", units.Dim.SECONDS)
+        if alpha < 0:
+            raise UsageError(f"{prefix}latency must be ≥ 0 seconds, got {latency}")
+    rate = link.bandwidth
+    if bandwidth is not None:
+        rate = _quantity(bandwidth, f"{prefix}bandwidth", units.Dim.RATE)
+        if not rate > 0:
+            raise UsageError(f"{prefix}bandwidth must be > 0 bytes/s, got {bandwidth}")
+    return co.LinkModel(f"{link.name} (custom)", alpha, rate)
+
+
 def run(args: argparse.Namespace) -> int:
     from deck import units
     from quizcoll import collectives as co
 
     try:
         collective = co.get_collective(args.collective)
-        algorithm = co.algorithms(collective)
-        algorithm = args.algorithm or algorithm[0]
+        hierarchical = _is_hierarchical(args, collective)
+        algorithm = HIERARCHICAL if hierarchical else args.algorithm or co.algorithms(collective)[0]
         op = co.get_op(args.op)
         dtype = co.get_dtype(args.dtype)
     except co.CollectiveError as exc:
@@ -86,9 +191,17 @@ def run(args: argparse.Namespace) -> int:
             f"--size: {args.size} is not a positive whole number of {dtype.name} elements "
             f"({dtype.itemsize} bytes each)"
         )
-    if args.trace and args.ranks > TRACE_MAX_RANKS:
-        raise UsageError(f"--trace shows at most {TRACE_MAX_RANKS} ranks, got --ranks {args.ranks}")
-    link = co.get_preset(args.link)
+    if hierarchical:
+        ranks = args.nodes * args.gpus_per_node
+    else:
+        ranks = DEFAULT_RANKS if args.ranks is None else args.ranks
+    if args.trace and ranks > TRACE_MAX_RANKS:
+        shape = f" (--nodes {args.nodes} × --gpus-per-node {args.gpus_per_node})" * hierarchical
+        raise UsageError(f"--trace shows at most {TRACE_MAX_RANKS} ranks, got {ranks}{shape}")
+    count = int(size) // dtype.itemsize
+    if hierarchical:
+        return _run_hierarchical(args, op, dtype, count, int(budget))
+    link = co.get_preset(args.link or "nvlink")
     latency = (
         link.latency_s
         if args.latency is None
@@ -99,22 +212,38 @@ def run(args: argparse.Namespace) -> int:
         if args.bandwidth is None
         else _quantity(args.bandwidth, "--bandwidth", units.Dim.RATE)
     )
-    count = int(size) // dtype.itemsize
     try:
-        model = co.CostModel(co.LinkModel(args.link, latency, bandwidth))
-        p = co.plan(collective, args.ranks, count, algorithm=algorithm, dtype=dtype, root=args.root)
+        model = co.CostModel(co.LinkModel(link.name, latency, bandwidth))
+        p = co.plan(collective, ranks, count, algorithm=algorithm, dtype=dtype, root=args.root)
         verified, verified_elements = _verify(p, op, int(budget), args.seed)
     except co.CollectiveError as exc:
         raise UsageError(str(exc)) from None
     time_s = p.time(model)
-    algbw, busbw = co.bandwidths(collective, p.ranks, p.input_bytes, time_s)
-    message = co.message_bytes(collective, p.ranks, p.input_bytes)
-    doc: dict[str, Any] = {
-        "collective": collective.value,
+    doc = _document(p, op, time_s, verified, verified_elements)
+    doc.update(latency_s=latency, bandwidth=bandwidth)
+    if args.trace:
+        doc["trace"] = p.trace.to_json()
+    if args.json:
+        print_json(doc)
+    else:
+        print(_table(doc, p, args.trace, link.name if args.latency is None else "custom"))
+    return 0
+
+
+def _document(
+    p: Any, op: Any, time_s: float, verified: bool | None, verified_elements: int
+) -> dict[str, Any]:
+    """The keys every ``sim --json`` document has (DESIGN.md, plus a few more)."""
+    from quizcoll import collectives as co
+
+    algbw, busbw = co.bandwidths(p.collective, p.ranks, p.input_bytes, time_s)
+    message = co.message_bytes(p.collective, p.ranks, p.input_bytes)
+    return {
+        "collective": p.collective.value,
         "algorithm": p.algorithm,
         "ranks": p.ranks,
         "size_bytes": p.input_bytes,
-        "dtype": dtype.name,
+        "dtype": p.dtype.name,
         "op": op.value,
         "root": p.root,
         "steps": p.steps,
@@ -125,20 +254,74 @@ def run(args: argparse.Namespace) -> int:
         "message_bytes": message,
         "traffic_factor": int(p.bytes_sent.max()) / message,
         "time_s": time_s,
-        "latency_s": latency,
-        "bandwidth": bandwidth,
         "algbw": algbw,
         "busbw": busbw,
-        "busbw_factor": co.busbw_factor(collective, p.ranks),
+        "busbw_factor": co.busbw_factor(p.collective, p.ranks),
         "verified": verified,
         "verified_elements": verified_elements,
     }
+
+
+def _link_doc(link: Any) -> dict[str, Any]:
+    return {"name": link.name, "latency_s": link.latency_s, "bandwidth": link.bandwidth}
+
+
+def _run_hierarchical(
+    args: argparse.Namespace, op: Any, dtype: Any, count: int, budget: int
+) -> int:
+    """``sim all_reduce --algorithm hierarchical``: the two-level all-reduce, its traffic
+    on each link class, its phases, and a flat ring over the same ranks."""
+    from quizcoll import collectives as co
+
+    b, a = args.nodes, args.gpus_per_node
+    n = a * b
+    try:
+        intra = _link(
+            args.intra_link or "nvlink", args.intra_latency, args.intra_bandwidth, "--intra-"
+        )
+        inter = _link(
+            args.inter_link or "infiniband", args.inter_latency, args.inter_bandwidth, "--inter-"
+        )
+        model = co.CostModel(intra, inter=inter, gpus_per_node=a)
+        p = co.plan("all_reduce", n, count, algorithm=HIERARCHICAL, dtype=dtype, gpus_per_node=a)
+        flat = co.plan("all_reduce", n, count, algorithm="ring", dtype=dtype)
+        verified, verified_elements = _verify(p, op, budget, args.seed)
+    except co.CollectiveError as exc:
+        raise UsageError(str(exc)) from None
+    time_s = p.time(model)
+    flat_time = flat.time(model)
+    intra_sent, inter_sent = p.bytes_by_link(a)
+    _, flat_inter = flat.bytes_by_link(a)
+    size = p.input_bytes
+    doc = _document(p, op, time_s, verified, verified_elements)
+    doc.update(
+        nodes=b,
+        gpus_per_node=a,
+        intra_link=_link_doc(intra),
+        inter_link=_link_doc(inter),
+        intra_node_bytes_per_gpu=int(intra_sent.max()),
+        inter_node_bytes_per_gpu=int(inter_sent.max()),
+        intra_node_bytes_sent=intra_sent.tolist(),
+        inter_node_bytes_sent=inter_sent.tolist(),
+        intra_node_factor=int(intra_sent.max()) / size,
+        inter_node_factor=int(inter_sent.max()) / size,
+        intra_node_factor_formula=2 * (a - 1) / a,  # 2(a−1)/a
+        inter_node_factor_formula=2 * (b - 1) / (a * b),  # 2(b−1)/(ab)
+        phases=[
+            {"phase": name, "steps": rounds, "time_s": seconds}
+            for name, rounds, seconds in co.hierarchical_phases(p, model)
+        ],
+        flat_ring_steps=flat.steps,
+        flat_ring_time_s=flat_time,
+        flat_ring_inter_node_bytes_per_gpu=int(flat_inter.max()),
+        speedup_vs_flat_ring=flat_time / time_s if time_s > 0 else 1.0,
+    )
     if args.trace:
         doc["trace"] = p.trace.to_json()
     if args.json:
         print_json(doc)
     else:
-        print(_table(doc, p, args.trace, link.name if args.latency is None else "custom"))
+        print(_hierarchical_table(doc, p, args.trace))
     return 0
 
 
@@ -167,7 +350,13 @@ def _verify(p: Any, op: Any, budget: int, seed: int) -> tuple[bool | None, int]:
             inputs.append(rng.standard_normal(count).astype(kind))
     try:
         result = co.run(
-            p.collective, inputs, algorithm=p.algorithm, op=op, root=p.root, budget_bytes=budget
+            p.collective,
+            inputs,
+            algorithm=p.algorithm,
+            op=op,
+            root=p.root,
+            budget_bytes=budget,
+            gpus_per_node=p.gpus_per_node,
         )
     except co.CollectiveError:
         return None, 0
@@ -181,14 +370,7 @@ def _table(doc: dict[str, Any], p: Any, trace: bool, link: str) -> str:
     def rate(x: float | None) -> str:
         return "n/a (one rank: no communication)" if x is None else format_rate(x)
 
-    verified = {True: "yes", False: "NO — outputs differ from the definition", None: "not run"}[
-        doc["verified"]
-    ]
-    if (
-        doc["verified"] is not None
-        and doc["verified_elements"] * p.dtype.itemsize != doc["size_bytes"]
-    ):
-        verified += f" (simulated at {doc['verified_elements']:,} elements per rank)"
+    verified = _verified_text(doc, p)
     lines = [
         f"{doc['collective']} · {doc['algorithm']} · {doc['ranks']} ranks · "
         f"{format_bytes_both(doc['size_bytes'])} per rank ({doc['dtype']}"
@@ -218,6 +400,117 @@ def _table(doc: dict[str, Any], p: Any, trace: bool, link: str) -> str:
     return "\n".join(lines)
 
 
+def _verified_text(doc: dict[str, Any], p: Any) -> str:
+    verified = {True: "yes", False: "NO — outputs differ from the definition", None: "not run"}[
+        doc["verified"]
+    ]
+    if (
+        doc["verified"] is not None
+        and doc["verified_elements"] * p.dtype.itemsize != doc["size_bytes"]
+    ):
+        verified += f" (simulated at {doc['verified_elements']:,} elements per rank)"
+    return verified
+
+
+def _hierarchical_table(doc: dict[str, Any], p: Any, trace: bool) -> str:
+    from deck.units import format_bytes, format_bytes_both, format_number, format_rate
+    from deck.units import format_seconds as secs
+
+    a, b, n = doc["gpus_per_node"], doc["nodes"], doc["ranks"]
+    size = doc["size_bytes"]
+
+    def link(key: str) -> str:
+        spec = doc[key]
+        return f"{spec['name']}: α {secs(spec['latency_s'])}, {format_rate(spec['bandwidth'])}"
+
+    def rate(x: float | None) -> str:
+        return "n/a (one rank: no communication)" if x is None else format_rate(x)
+
+    def times_s(x: float) -> str:
+        return f"{format_number(x)} × S"
+
+    exact = "=" if p.count % n == 0 else "≈"  # the closed form assumes ab | elements
+    intra_formula = doc["intra_node_factor_formula"] * size
+    inter_formula = doc["inter_node_factor_formula"] * size
+    lines = [
+        f"all_reduce · hierarchical · {n} ranks = {b} nodes × {a} GPUs per node · "
+        f"{format_bytes_both(size)} per rank ({doc['dtype']}, op {doc['op']})",
+        "",
+        f"  steps (rounds)     {doc['steps']}",
+        f"  max bytes sent     {format_bytes_both(doc['max_bytes_sent'])}"
+        f"  = {times_s(doc['traffic_factor'])}  (S = {format_bytes(doc['message_bytes'])})",
+        f"  total bytes        {format_bytes_both(doc['total_bytes'])}",
+        f"  time (α-β model)   {secs(doc['time_s'])}",
+        f"  links              intra {link('intra_link')} · inter {link('inter_link')} "
+        "(per direction)",
+        f"  algbw              {rate(doc['algbw'])}",
+        f"  busbw              {rate(doc['busbw'])}  (factor {format_number(doc['busbw_factor'])})",
+        f"  verified           {_verified_text(doc, p)}",
+        "",
+        f"  {'bytes per GPU':<15}  {'simulated (busiest GPU)':<30}  closed form "
+        f"(a = {a} GPUs per node, b = {b} nodes)",
+        _traffic_row(
+            "intra-node",
+            doc["intra_node_bytes_per_gpu"],
+            doc["intra_node_factor"],
+            f"2(a−1)/a · S    = 2·{a - 1}/{a} · S",
+            intra_formula,
+            exact,
+        ),
+        _traffic_row(
+            "inter-node",
+            doc["inter_node_bytes_per_gpu"],
+            doc["inter_node_factor"],
+            f"2(b−1)/(ab) · S = 2·{b - 1}/{a * b} · S",
+            inter_formula,
+            exact,
+        ),
+    ]
+    if exact != "=":
+        lines.append(
+            f"    (≈: {p.count:,} elements do not split into {n} equal blocks; "
+            "the closed forms assume they do)"
+        )
+    lines += ["", "  time by phase"]
+    width = max(len(ph["phase"]) for ph in doc["phases"])
+    for ph in doc["phases"]:
+        lines.append(
+            f"    {ph['phase']:<{width}}  {ph['steps']:>4} "
+            f"{'round' if ph['steps'] == 1 else 'rounds':<6}  {secs(ph['time_s']):>10}"
+        )
+    flat_inter = doc["flat_ring_inter_node_bytes_per_gpu"]
+    lines += [
+        "",
+        f"  flat ring over all {n} ranks, same links (its node-crossing hops use the "
+        "inter-node link)",
+        f"    steps {doc['flat_ring_steps']} · time {secs(doc['flat_ring_time_s'])} "
+        f"(×{format_number(doc['speedup_vs_flat_ring'], 3)} the hierarchical time)",
+        f"    inter-node bytes of the busiest GPU {format_bytes(flat_inter)} = "
+        f"{times_s(flat_inter / size)}",
+    ]
+    if n <= TRACE_MAX_RANKS:
+        lines += ["", "  rank  node        sent        received     to other nodes"]
+        for r in range(n):
+            lines.append(
+                f"  {r:>4}  {r // a:>4}  {format_bytes(doc['bytes_sent'][r]):>14}  "
+                f"{format_bytes(doc['bytes_received'][r]):>14}  "
+                f"{format_bytes(doc['inter_node_bytes_sent'][r]):>14}"
+            )
+    if trace:
+        lines += ["", *_trace_lines(p)]
+    return "\n".join(lines)
+
+
+def _traffic_row(
+    label: str, sent: int, factor: float, formula: str, closed: float, exact: str
+) -> str:
+    """One row of the bytes-per-GPU section: the simulated figure, then the closed form."""
+    from deck.units import format_bytes, format_number
+
+    simulated = f"{format_bytes(sent):>11} = {format_number(factor)} × S"
+    return f"    {label:<13}  {simulated:<30}  {formula} {exact} {format_bytes(closed)}"
+
+
 def _trace_lines(p: Any) -> list[str]:
     from deck.units import format_bytes
 
@@ -245,9 +538,10 @@ def _trace_lines(p: Any) -> list[str]:
             step.src, step.dst, step.chunk, step.dst_chunk, step.bytes, step.reduce, strict=True
         ):
             lands = "" if chunk == dchunk else f" → slot {dchunk}"
+            crosses = p.gpus_per_node and src // p.gpus_per_node != dst // p.gpus_per_node
             lines.append(
                 f"    rank {src:>{width}} → rank {dst:>{width}}  chunk {chunk}{lands}  "
-                f"{format_bytes(size)}  {'+' if red else '='}"
+                f"{format_bytes(size)}  {'+' if red else '='}{'  inter-node' if crosses else ''}"
             )
         lines += _buffer_lines(held[step.index + 1], width)
     return lines

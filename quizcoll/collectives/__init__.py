@@ -20,7 +20,10 @@ A run whose buffers would exceed ``budget_bytes`` (default 1 GiB) is refused wit
 Counting without data: :func:`plan` lays an algorithm out for N ranks and any element
 count; its steps, ``bytes_sent`` and modelled ``time(model)`` are exact, because a
 schedule moves blocks whose sizes depend on the count only. :func:`plan_hierarchical`
-and :func:`run_hierarchical` do the same for a nodes × GPUs-per-node all-reduce.
+and :func:`run_hierarchical` do the same for a nodes × GPUs-per-node all-reduce (also
+``plan``/``run`` with ``algorithm="hierarchical", gpus_per_node=g``, listed by
+``algorithms("all_reduce", topology=True)``); :func:`hierarchical_phases` splits its
+modelled time into the intra-node, inter-node and intra-node phases.
 
 Cost: :class:`CostModel` with :class:`LinkModel` presets ``nvlink`` and ``infiniband``
 (:data:`PRESETS`); :func:`busbw_factor`, :func:`bandwidths`; :func:`best_algorithm` and
@@ -53,6 +56,7 @@ from quizcoll.collectives.api import (
     CollectiveResult,
     Plan,
     algorithms,
+    hierarchical_phases,
     plan,
     plan_hierarchical,
     run,
@@ -101,6 +105,7 @@ __all__ = [
     "get_dtype",
     "get_op",
     "get_preset",
+    "hierarchical_phases",
     "message_bytes",
     "plan",
     "plan_hierarchical",

@@ -19,11 +19,13 @@ from quizcoll.collectives.ring_kernel import run_ring
 from quizcoll.collectives.schedule import Schedule
 from quizcoll.collectives.schedules import (
     ALGORITHMS,
+    TOPOLOGY_ALGORITHMS,
     build_hierarchical,
     check_algorithm,
     layout_for,
     schedule_for,
 )
+from quizcoll.collectives.schedules.hierarchical import phase_rounds
 from quizcoll.collectives.semantics import (
     Collective,
     check_split_sizes,
@@ -43,9 +45,13 @@ def _format_bytes(n: float) -> str:
     return format_bytes(n)
 
 
-def algorithms(name: str | Collective) -> tuple[str, ...]:
-    """The algorithm names :func:`run` accepts for collective ``name`` (default first)."""
-    return ALGORITHMS[get_collective(name)]
+def algorithms(name: str | Collective, *, topology: bool = False) -> tuple[str, ...]:
+    """The algorithm names :func:`run` accepts for collective ``name`` (default first).
+    With ``topology``, also those that need nodes × GPUs per node (``gpus_per_node``):
+    the ``hierarchical`` all-reduce."""
+    collective = get_collective(name)
+    extra = TOPOLOGY_ALGORITHMS.get(collective, ()) if topology else ()
+    return ALGORITHMS[collective] + extra
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,13 +158,19 @@ def plan(
     dtype: str | DType = "float32",
     root: int = 0,
     split_sizes: object = None,
+    gpus_per_node: int | None = None,
 ) -> Plan:
     """Lay out ``algorithm`` for ``name`` on ``ranks`` ranks with ``count`` elements per
-    rank. Exact steps, bytes and modelled time for any size: no data is allocated."""
+    rank. Exact steps, bytes and modelled time for any size: no data is allocated.
+    ``algorithm="hierarchical"`` (all_reduce) needs ``gpus_per_node``, a divisor of
+    ``ranks`` (see :func:`plan_hierarchical`)."""
     collective = get_collective(name)
-    algorithm = check_algorithm(collective, algorithm)
+    algorithm = check_algorithm(collective, algorithm, topology=gpus_per_node is not None)
     _check_ranks(ranks)
     ranks = int(ranks)
+    if gpus_per_node is not None:
+        nodes = _nodes_of(algorithm, ranks, gpus_per_node)
+        return plan_hierarchical(nodes, gpus_per_node, count, dtype=dtype)
     _check_root(root, ranks)
     kind = dtype if isinstance(dtype, DType) else get_dtype(dtype)
     splits = None
@@ -188,6 +200,24 @@ def _make_plan(
     return Plan(collective, algorithm, ranks, count, kind, root, layout, schedule)
 
 
+def _check_topology_algorithm(algorithm: str) -> None:
+    if algorithm not in TOPOLOGY_ALGORITHMS[Collective.ALL_REDUCE]:
+        raise CollectiveError(
+            f"gpus_per_node applies to the hierarchical all_reduce only, not {algorithm}"
+        )
+
+
+def _nodes_of(algorithm: str, ranks: int, gpus_per_node: object) -> int:
+    """The node count of a topology request, or a clear error."""
+    _check_topology_algorithm(algorithm)
+    valid = isinstance(gpus_per_node, int) and not isinstance(gpus_per_node, bool)
+    if not valid or gpus_per_node < 1 or ranks % gpus_per_node:
+        raise CollectiveError(
+            f"gpus_per_node must be a positive divisor of the {ranks} ranks, got {gpus_per_node!r}"
+        )
+    return ranks // gpus_per_node
+
+
 def plan_hierarchical(
     nodes: int, gpus_per_node: int, count: int, *, dtype: str | DType = "float32"
 ) -> Plan:
@@ -211,6 +241,20 @@ def plan_hierarchical(
         lambda: schedule,
         gpus_per_node=gpus_per_node,
     )
+
+
+def hierarchical_phases(
+    p: Plan, model: cost_model.CostModel | None = None
+) -> tuple[tuple[str, int, float], ...]:
+    """``(phase, rounds, modelled seconds)`` of a hierarchical plan's three phases."""
+    if p.algorithm != "hierarchical" or p.gpus_per_node is None:
+        raise CollectiveError(f"{p.algorithm} is not the hierarchical all_reduce")
+    times = p.step_times(model)
+    out, start = [], 0
+    for name, rounds in phase_rounds(p.ranks // p.gpus_per_node, p.gpus_per_node):
+        out.append((name, rounds, float(times[start : start + rounds].sum())))
+        start += rounds
+    return tuple(out)
 
 
 @dataclass(frozen=True, eq=False)
@@ -289,11 +333,16 @@ def run(
     split_sizes: object = None,
     *,
     budget_bytes: int = DEFAULT_BUDGET,
+    gpus_per_node: int | None = None,
 ) -> CollectiveResult:
     """Simulate collective ``name`` over ``inputs`` (one 1-D array per rank) with the
-    chosen algorithm; refuse work whose buffers would exceed ``budget_bytes``."""
+    chosen algorithm; refuse work whose buffers would exceed ``budget_bytes``.
+    ``algorithm="hierarchical"`` (all_reduce) needs ``gpus_per_node``."""
     collective = get_collective(name)
-    algorithm = check_algorithm(collective, algorithm)
+    algorithm = check_algorithm(collective, algorithm, topology=gpus_per_node is not None)
+    if gpus_per_node is not None:
+        _check_topology_algorithm(algorithm)
+        return run_hierarchical(inputs, gpus_per_node, op, budget_bytes=budget_bytes)
     reduction = get_op(op)
     arrays, splits = _check_inputs(collective, inputs, split_sizes)
     n = len(arrays)

@@ -42,20 +42,43 @@ ALGORITHMS: dict[Collective, tuple[str, ...]] = {
     C.REDUCE_SCATTER: ("ring", "recursive_halving"),
     C.ALL_TO_ALL: ("pairwise",),
 }
+# Algorithms that need a node topology (nodes × GPUs per node) on top of the rank count:
+# ``plan``/``run`` accept them only with ``gpus_per_node``, so they are not in ALGORITHMS.
+TOPOLOGY_ALGORITHMS: dict[Collective, tuple[str, ...]] = {C.ALL_REDUCE: ("hierarchical",)}
 
 
-def check_algorithm(collective: Collective, algorithm: str | None) -> str:
-    """The algorithm name to use (the default when None), or a clear error."""
+def normalise_algorithm(algorithm: str) -> str:
+    return algorithm.strip().lower().replace("-", "_")
+
+
+def check_algorithm(
+    collective: Collective, algorithm: str | None, *, topology: bool = False
+) -> str:
+    """The algorithm name to use (the default when None), or a clear error. With
+    ``topology`` the algorithms of :data:`TOPOLOGY_ALGORITHMS` are accepted too."""
     names = ALGORITHMS[collective]
     if algorithm is None:
         return names[0]
-    key = algorithm.strip().lower().replace("-", "_")
-    if key not in names:
+    key = normalise_algorithm(algorithm)
+    extra = TOPOLOGY_ALGORITHMS.get(collective, ())
+    if key in names or (topology and key in extra):
+        return key
+    if key in extra:
         raise CollectiveError(
-            f"unknown algorithm {algorithm!r} for {collective.value}; "
-            f"choose one of {', '.join(names)}{did_you_mean(key, names)}"
+            f"the {key} {collective.value} needs nodes × GPUs per node: "
+            f"pass gpus_per_node (ranks = nodes × gpus_per_node)"
         )
-    return key
+    where = [c.value for c, topo in TOPOLOGY_ALGORITHMS.items() if key in topo]
+    if where:
+        raise CollectiveError(
+            f"{key} is an algorithm of {', '.join(where)} only; for {collective.value} "
+            f"choose one of {', '.join(names)}"
+        )
+    hint = f" (or {', '.join(extra)} with nodes × GPUs per node)" if extra else ""
+    raise CollectiveError(
+        f"unknown algorithm {algorithm!r} for {collective.value}; "
+        f"choose one of {', '.join(names)}{hint}{did_you_mean(key, names + extra)}"
+    )
 
 
 def _everyone(ranks: int, blocks: np.ndarray) -> list[np.ndarray | None]:

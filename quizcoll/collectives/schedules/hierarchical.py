@@ -8,6 +8,7 @@
 3. Inside every node, a ring all-gather of the groups.
 
 The data is cut into g·b blocks; group j is blocks ``j·b … j·b + b − 1``.
+:func:`phase_rounds` gives the rounds of each phase: g − 1, 2(b − 1), g − 1.
 """
 
 from __future__ import annotations
@@ -28,3 +29,13 @@ def hierarchical_all_reduce(builder: ScheduleBuilder, nodes: int, gpus_per_node:
     reduce_scatter_rounds(builder, inter_rings, inter_groups)
     all_gather_rounds(builder, inter_rings, inter_groups)
     all_gather_rounds(builder, rank, intra_groups)
+
+
+PHASES = ("intra-node reduce-scatter", "inter-node all-reduce", "intra-node all-gather")
+
+
+def phase_rounds(nodes: int, gpus_per_node: int) -> tuple[tuple[str, int], ...]:
+    """``(phase, rounds)`` for the three phases in schedule order (a ring of one member
+    adds no rounds)."""
+    g, b = gpus_per_node, nodes
+    return tuple(zip(PHASES, (g - 1, 2 * (b - 1), g - 1), strict=True))

@@ -1,5 +1,8 @@
 """Simulation lab: choose a collective, algorithm, ranks, size and op; step through it.
 
+The nodes field is enabled for the hierarchical all-reduce: the ranks are spread over
+that many nodes (NVLink inside a node, InfiniBand between nodes).
+
 The run happens in a worker. The step view shows every rank's blocks and the transfers
 of the step; below it, the bytes on the wire, busbw and algbw, and the modelled time of
 every algorithm against message size with the ring crossover marked.
@@ -21,7 +24,14 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 from deck import units
 from quizcoll.collectives import CollectiveError, algorithms, get_collective
 from quizcoll.tui.screens.base import QuizScreen
-from quizcoll.tui.services.lab import COLLECTIVES, OPS, LabRequest, LabRun, simulate
+from quizcoll.tui.services.lab import (
+    COLLECTIVES,
+    HIERARCHICAL,
+    OPS,
+    LabRequest,
+    LabRun,
+    simulate,
+)
 from quizcoll.tui.widgets.plot import render_loglog
 from quizcoll.tui.widgets.step_view import StepView
 
@@ -67,7 +77,7 @@ class SimLabScreen(QuizScreen):
             yield _field(
                 "algorithm",
                 Select(
-                    [(a, a) for a in algorithms(default.collective)],
+                    [(a, a) for a in algorithms(default.collective, topology=True)],
                     value=default.algorithm,
                     allow_blank=False,
                     compact=True,
@@ -78,6 +88,11 @@ class SimLabScreen(QuizScreen):
             yield _field(
                 "ranks",
                 Input(str(default.ranks), id="lab-ranks", type="integer", compact=True),
+                "narrow",
+            )
+            yield _field(
+                "nodes",
+                Input("2", id="lab-nodes", type="integer", compact=True, disabled=True),
                 "narrow",
             )
             yield _field("size/rank", Input("1MiB", id="lab-size", compact=True), "mid")
@@ -108,12 +123,16 @@ class SimLabScreen(QuizScreen):
 
     @on(Select.Changed, "#lab-collective")
     def _collective_changed(self, event: Select.Changed) -> None:
-        names = algorithms(str(event.value))
+        names = algorithms(str(event.value), topology=True)
         algo = self.query_one("#lab-algorithm", Select)
         current = algo.value
         algo.set_options([(a, a) for a in names])
         algo.value = current if current in names else names[0]
         self.query_one("#lab-op", Select).disabled = not get_collective(str(event.value)).reduces
+
+    @on(Select.Changed, "#lab-algorithm")
+    def _algorithm_changed(self, event: Select.Changed) -> None:
+        self.query_one("#lab-nodes", Input).disabled = event.value != HIERARCHICAL
 
     def request(self) -> LabRequest:
         """The request the controls describe; raises ValueError with a readable message."""
@@ -129,12 +148,26 @@ class SimLabScreen(QuizScreen):
             size = int(units.to_base(size_text, units.Dim.BYTES))
         except units.UnitError as exc:
             raise ValueError(f"size: {exc}") from None
+        algorithm = str(self.query_one("#lab-algorithm", Select).value)
+        nodes = 1
+        if algorithm == HIERARCHICAL:
+            nodes_text = self.query_one("#lab-nodes", Input).value.strip()
+            try:
+                nodes = int(nodes_text)
+            except ValueError:
+                raise ValueError(f"nodes: expected a whole number, got {nodes_text!r}") from None
+            if nodes < 1 or ranks % nodes:
+                raise ValueError(
+                    f"nodes: {nodes} does not divide the {ranks} ranks "
+                    "(ranks = nodes × GPUs per node)"
+                )
         return LabRequest(
             collective=str(self.query_one("#lab-collective", Select).value),
-            algorithm=str(self.query_one("#lab-algorithm", Select).value),
+            algorithm=algorithm,
             ranks=ranks,
             size_bytes=size,
             op=str(self.query_one("#lab-op", Select).value),
+            nodes=nodes,
         )
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -175,7 +208,10 @@ class SimLabScreen(QuizScreen):
     def _show_summary(self, lab: LabRun) -> None:
         req = lab.request
         text = Text()
-        text.append(f"{req.collective} · {req.algorithm} · {req.ranks} ranks · ", style="bold")
+        shape = f" ({req.nodes} nodes)" if req.algorithm == HIERARCHICAL else ""
+        text.append(
+            f"{req.collective} · {req.algorithm} · {req.ranks} ranks{shape} · ", style="bold"
+        )
         text.append(f"{units.format_bytes(lab.plan.input_bytes)}/rank · {lab.steps} steps")
         if lab.verified is True:
             text.append("  ✔ verified", style="bold green")
@@ -186,7 +222,8 @@ class SimLabScreen(QuizScreen):
         sent = lab.sent_so_far[-1]
         text.append(f"\nmax sent/rank {units.format_bytes(float(sent.max()))}")
         text.append(f" · total {units.format_bytes(float(sent.sum()))}")
-        text.append(f" · time {_seconds(lab.time_s)} ({req.link})")
+        links = f"{req.link}/{req.inter_link}" if req.algorithm == HIERARCHICAL else req.link
+        text.append(f" · time {_seconds(lab.time_s)} ({links})")
         if lab.algbw is not None and lab.busbw is not None:
             text.append(f" · algbw {units.format_rate(lab.algbw)}")
             text.append(f" · busbw {units.format_rate(lab.busbw)}")

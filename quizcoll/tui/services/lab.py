@@ -6,6 +6,11 @@ time are exact either way). It returns everything the screen draws, step by step
 transfers of each round, which blocks every rank holds and how reduced they are, the
 bytes each rank has sent so far, and the modelled time of every algorithm across
 message sizes with the ring crossover.
+
+The ``hierarchical`` all-reduce spreads the ranks over ``nodes`` nodes: transfers inside
+a node use ``link``, those between nodes ``inter_link``; every algorithm of the sweep is
+then priced on the same two-tier cluster, and the note gives the inter-node bytes per GPU
+against 2(b − 1)/(ab)·S and the flat ring.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from deck import units
 from quizcoll.collectives import (
     PRESETS,
     Collective,
@@ -25,6 +31,7 @@ from quizcoll.collectives import (
     crossover,
     get_collective,
     get_dtype,
+    hierarchical_phases,
     plan,
     run,
     verify,
@@ -37,6 +44,7 @@ HOLDINGS_BUDGET = 64 * 2**20
 SWEEP_SIZES = tuple(2**k for k in range(10, 33, 2))  # 1 KiB .. 4 GiB per rank
 COLLECTIVES = tuple(c.value for c in Collective)
 OPS = ("sum", "prod", "max", "min", "avg")
+HIERARCHICAL = "hierarchical"
 
 
 @dataclass(frozen=True)
@@ -51,6 +59,27 @@ class LabRequest:
     dtype: str = "float32"
     root: int = 0
     link: str = "nvlink"
+    nodes: int = 1  # hierarchical only: ranks = nodes × GPUs per node
+    inter_link: str = "infiniband"
+
+    @property
+    def gpus_per_node(self) -> int | None:
+        """GPUs per node of a hierarchical request (None for the flat algorithms)."""
+        if self.algorithm != HIERARCHICAL:
+            return None
+        if self.nodes < 1 or self.ranks % self.nodes:
+            raise CollectiveError(
+                f"nodes: {self.nodes} does not divide the {self.ranks} ranks "
+                "(ranks = nodes × GPUs per node)"
+            )
+        return self.ranks // self.nodes
+
+    def model(self) -> CostModel:
+        """One link class, or two (intra, inter) for a hierarchical request."""
+        gpus = self.gpus_per_node
+        if gpus is None:
+            return CostModel(link=PRESETS[self.link])
+        return CostModel(PRESETS[self.link], inter=PRESETS[self.inter_link], gpus_per_node=gpus)
 
 
 @dataclass(frozen=True)
@@ -100,15 +129,29 @@ def _count(req: LabRequest, itemsize: int) -> int:
     return count
 
 
-def _sweep(collective: Collective, ranks: int, itemsize: int, model: CostModel) -> dict:
+def _sweep(
+    collective: Collective,
+    ranks: int,
+    itemsize: int,
+    model: CostModel,
+    gpus_per_node: int | None = None,
+) -> dict:
     out: dict[str, list[tuple[int, float]]] = {}
-    for name in algorithms(collective):
+    for name in algorithms(collective, topology=gpus_per_node is not None):
+        gpus = gpus_per_node if name == HIERARCHICAL else None
         points = []
         for size in SWEEP_SIZES:
             count = max(ranks, size // itemsize)
             count -= count % ranks
             try:
-                p = plan(collective, ranks, count, algorithm=name, dtype=get_dtype("float32"))
+                p = plan(
+                    collective,
+                    ranks,
+                    count,
+                    algorithm=name,
+                    dtype=get_dtype("float32"),
+                    gpus_per_node=gpus,
+                )
                 points.append((count * itemsize, p.time(model)))
             except CollectiveError:
                 continue
@@ -132,17 +175,28 @@ def simulate(req: LabRequest, rng: np.random.Generator) -> LabRun:
     """Run ``req``; raises :class:`CollectiveError` on a bad request."""
     collective = get_collective(req.collective)
     dtype = get_dtype(req.dtype)
-    model = CostModel(link=PRESETS[req.link])
+    gpus = req.gpus_per_node
+    model = req.model()
     count = _count(req, dtype.itemsize)
     verified: bool | None = None
     if dtype.numpy is not None and req.ranks * count * dtype.itemsize <= DATA_BUDGET:
         inputs = [rng.integers(-8, 9, size=count).astype(dtype.numpy) for _ in range(req.ranks)]
         op = req.op if collective.reduces else "sum"
-        result = run(collective, inputs, algorithm=req.algorithm, op=op, root=req.root)
+        result = run(
+            collective, inputs, algorithm=req.algorithm, op=op, root=req.root, gpus_per_node=gpus
+        )
         p = result.plan
         verified = bool(verify(result, inputs))
     else:
-        p = plan(collective, req.ranks, count, algorithm=req.algorithm, dtype=dtype, root=req.root)
+        p = plan(
+            collective,
+            req.ranks,
+            count,
+            algorithm=req.algorithm,
+            dtype=dtype,
+            root=req.root,
+            gpus_per_node=gpus,
+        )
     try:
         holdings = p.trace.holdings(HOLDINGS_BUDGET)
     except CollectiveError:
@@ -151,7 +205,9 @@ def simulate(req: LabRequest, rng: np.random.Generator) -> LabRun:
     algbw, busbw = bandwidths(collective, req.ranks, p.input_bytes, time_s)
     cross: Crossover | None = None
     note = ""
-    if collective is Collective.ALL_REDUCE and req.ranks > 1:
+    if gpus is not None:
+        note = _hierarchical_note(p, model, time_s)
+    elif collective is Collective.ALL_REDUCE and req.ranks > 1:
         other = req.algorithm if req.algorithm != "ring" else "double_binary_tree"
         try:
             cross = crossover(req.ranks, other, model)
@@ -167,9 +223,26 @@ def simulate(req: LabRequest, rng: np.random.Generator) -> LabRun:
         time_s=time_s,
         algbw=algbw,
         busbw=busbw,
-        sweep=_sweep(collective, req.ranks, dtype.itemsize, model),
+        sweep=_sweep(collective, req.ranks, dtype.itemsize, model, gpus),
         crossover=cross,
         crossover_note=note,
+    )
+
+
+def _hierarchical_note(p: Plan, model: CostModel, time_s: float) -> str:
+    """Inter-node bytes per GPU against 2(b−1)/(ab)·S, the phases, and the flat ring."""
+    a = p.gpus_per_node or 1
+    b = p.ranks // a
+    size = p.input_bytes
+    _, inter = p.bytes_by_link(a)
+    flat = plan(Collective.ALL_REDUCE, p.ranks, p.count, algorithm="ring", dtype=p.dtype)
+    _, flat_inter = flat.bytes_by_link(a)
+    phases = " + ".join(units.format_seconds(t, 2) for _, _, t in hierarchical_phases(p, model))
+    return (
+        f"{b} nodes × {a} GPUs: inter-node bytes/GPU {units.format_bytes(int(inter.max()))}"
+        f" (2(b−1)/(ab)·S = {units.format_bytes(2 * (b - 1) * size / (a * b))}); "
+        f"time {phases}. Flat ring: {units.format_seconds(flat.time(model), 2)}, "
+        f"{units.format_bytes(int(flat_inter.max()))} inter-node/GPU"
     )
 
 
@@ -179,8 +252,16 @@ def layout_only(req: LabRequest) -> LabRun:
     collective = get_collective(req.collective)
     dtype = get_dtype(req.dtype)
     count = _count(req, dtype.itemsize)
-    p = plan(collective, req.ranks, count, algorithm=req.algorithm, dtype=dtype, root=req.root)
-    time_s = p.time(CostModel(link=PRESETS[req.link]))
+    p = plan(
+        collective,
+        req.ranks,
+        count,
+        algorithm=req.algorithm,
+        dtype=dtype,
+        root=req.root,
+        gpus_per_node=req.gpus_per_node,
+    )
+    time_s = p.time(req.model())
     algbw, busbw = bandwidths(collective, req.ranks, p.input_bytes, time_s)
     return LabRun(
         req, collective, p, None, _sent_so_far(p), None, time_s, algbw, busbw, {}, None, ""
