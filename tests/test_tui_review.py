@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual import events
 from textual.widgets import DataTable, Footer, Static
-from tui_support import SMALL, make_app, run_async, settle
+from tui_support import SMALL, footer_overflow, make_app, run_async, settle
 
 from deck.store import Store
 from quizcoll.tui.screens.home import HomeScreen
@@ -240,28 +240,17 @@ async def test_escape_returns_home_and_counts_update(tmp_path: Path) -> None:
         assert "1 reviewed" in _text(app, "#today")
 
 
-def _footer_overflow(app) -> list[str]:  # type: ignore[no-untyped-def]
-    """The footer entries that run into the command-palette key (or off the screen)."""
-    footer = app.screen.query_one(Footer)
-    [palette] = [c for c in footer.children if c.has_class("-command-palette")]
-    return [
-        str(c.render())
-        for c in footer.children
-        if c is not palette and c.virtual_region.right > palette.region.x
-    ]
-
-
 @run_async
 async def test_every_footer_fits_in_80_columns(tmp_path: Path) -> None:
     app = make_app(tmp_path / "r.db")
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
-        assert _footer_overflow(app) == []
+        assert footer_overflow(app) == []
         for key in "lmbs":  # the two labs, browse, stats
             await pilot.press(key)
             await settle(pilot)
             await pilot.pause()
-            assert _footer_overflow(app) == [], type(app.screen).__name__
+            assert footer_overflow(app) == [], type(app.screen).__name__
             await pilot.press("escape")
             await settle(pilot)
         await pilot.press("r")
@@ -269,7 +258,7 @@ async def test_every_footer_fits_in_80_columns(tmp_path: Path) -> None:
         await pilot.press(*"64 MiB", "enter")
         await settle(pilot)
         await pilot.pause()
-        assert _footer_overflow(app) == []
+        assert footer_overflow(app) == []
         shown = {str(c.render()) for c in app.screen.query_one(Footer).query("*")}
         assert any("Suspend" in text for text in shown)
         # the review's keys not in the footer stay in the command palette

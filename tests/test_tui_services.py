@@ -6,7 +6,7 @@ import io
 from datetime import UTC, datetime
 
 from rich.console import Console
-from tui_support import FIXTURE_CARDS
+from tui_support import BASE_CARDS
 
 from deck.checking import Solution
 from quizcoll.collection import load
@@ -27,7 +27,7 @@ def _text(renderable: object) -> str:
 
 
 def test_browse_query_language() -> None:
-    collection, _ = load([FIXTURE_CARDS])
+    collection, _ = load(BASE_CARDS)
     all_rows = rows(collection.cards, {})
 
     def ids(query: str) -> list[str]:

@@ -6,13 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.pilot import Pilot
-from textual.widgets import Input
-from tui_support import SMALL, make_app, no_blink, settle
+from textual.widgets import DataTable, Input
+from tui_support import SMALL, make_app, no_blink, settle, wait_until
+
+
+def _home_filled(pilot: Pilot) -> bool:
+    return pilot.app.screen.query_one("#decks", DataTable).row_count > 0
 
 
 def test_home(snap_compare, tmp_path: Path) -> None:
     async def run_before(pilot: Pilot) -> None:
         await settle(pilot)
+        await wait_until(pilot, lambda: _home_filled(pilot))
 
     assert snap_compare(make_app(tmp_path / "r.db"), terminal_size=SMALL, run_before=run_before)
 
@@ -20,6 +25,7 @@ def test_home(snap_compare, tmp_path: Path) -> None:
 def test_home_light_theme(snap_compare, tmp_path: Path) -> None:
     async def run_before(pilot: Pilot) -> None:
         await settle(pilot)
+        await wait_until(pilot, lambda: _home_filled(pilot))
         await pilot.press("ctrl+t")
         await pilot.pause()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, work
 from textual.app import App
@@ -24,6 +24,10 @@ from deck.scheduler import Config
 from quizcoll.tui.commands import QuizCommands
 from quizcoll.tui.services.database import Database
 from quizcoll.tui.services.env import AppEnv
+
+if TYPE_CHECKING:
+    from quizcoll.tui.services.lab import LabRequest
+    from quizcoll.tui.services.memory_lab import MemoryRequest
 
 MAX_PROBLEM_NOTES = 5
 
@@ -143,6 +147,19 @@ class QuizApp(App[int]):
             return StatsScreen()
         raise KeyError(name)
 
+    def open_lab_over(self, preset: LabRequest | MemoryRequest) -> None:
+        """A fresh lab preloaded with ``preset``, pushed over the current screen (a review
+        keeps its card and session underneath; escape comes back to it). Not the installed
+        lab of home, whose own settings stay as they were."""
+        from quizcoll.tui.screens.memory_lab import MemoryLabScreen
+        from quizcoll.tui.screens.sim_lab import SimLabScreen
+        from quizcoll.tui.services.lab import LabRequest
+
+        if isinstance(preset, LabRequest):
+            self.push_screen(SimLabScreen(preset=preset))
+        else:
+            self.push_screen(MemoryLabScreen(preset=preset))
+
     def open_review(self, deck: str | None = None, *, practice: bool = False) -> None:
         from quizcoll.tui.screens.review import ReviewScreen
 
@@ -178,7 +195,10 @@ class QuizApp(App[int]):
         from quizcoll.tui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            # A review under a revealed answer adds the lab keys that apply to it.
+            help_keys = getattr(self.screen, "help_keys", None)
+            extra = {"Review": help_keys()} if callable(help_keys) else None
+            self.push_screen(HelpScreen(extra))
 
     def on_key(self, event: events.Key) -> None:
         """Keys typed into a review's answer box while the focus was still moving to it."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from rich.console import Group
@@ -29,14 +30,18 @@ def _section(title: str, rows: list[tuple[str, str]]) -> Group:
     return Group(Text(title, style="bold underline"), table, Text(""))
 
 
-def help_table() -> Group:
-    """Every key: the app's actions, then each screen's own keys."""
+def help_table(extra: Mapping[str, Sequence[tuple[str, str]]] | None = None) -> Group:
+    """Every key: the app's actions, then each screen's own keys, with ``extra`` keys of a
+    screen that apply only now (the review's lab keys under a revealed answer)."""
+    extra = extra or {}
     app_rows = [
         (a.key, f"{a.title}: {a.help}" + ("" if a.where == "home" else "  (any screen)"))
         for a in ACTIONS
     ]
     sections = [_section("Home and everywhere", app_rows)]
-    sections += [_section(screen, list(keys)) for screen, keys in SCREEN_KEYS.items()]
+    sections += [
+        _section(screen, [*keys, *extra.get(screen, ())]) for screen, keys in SCREEN_KEYS.items()
+    ]
     return Group(*sections, Text("escape or ? closes this help", style="dim"))
 
 
@@ -49,7 +54,11 @@ class HelpScreen(ModalScreen[None]):
         Binding("q", "dismiss", "Close", show=False),
     ]
 
+    def __init__(self, extra: Mapping[str, Sequence[tuple[str, str]]] | None = None) -> None:
+        super().__init__()
+        self.extra = dict(extra or {})
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help") as box:
             box.border_title = "quizcoll keys"
-            yield Static(help_table())
+            yield Static(help_table(self.extra))

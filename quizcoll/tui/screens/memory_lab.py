@@ -1,5 +1,7 @@
 """Memory lab: a catalog model or a config.json, dtype, KV dtype, context, batch and GPUs;
-the breakdown as bars, whether it fits, how many GPUs it needs, the longest context."""
+the breakdown as bars, whether it fits, how many GPUs it needs, the longest context.
+
+A review opens it with a ``preset``: its card's model and settings."""
 
 from __future__ import annotations
 
@@ -85,12 +87,13 @@ class MemoryLabScreen(QuizScreen):
         Binding("ctrl+r", "compute", "Compute"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, preset: MemoryRequest | None = None) -> None:
         super().__init__()
+        self.preset = preset or MemoryRequest()
         self.result: MemoryResult | None = None
 
     def compose(self) -> ComposeResult:
-        d = MemoryRequest()
+        d = self.preset
         with Horizontal(classes="controls"):
             yield _field(
                 "model",
@@ -136,7 +139,7 @@ class MemoryLabScreen(QuizScreen):
                 "KV cache",
                 Select(
                     [(AUTO, AUTO)] + [(k, k) for k in KV_DTYPES],
-                    value=AUTO,
+                    value=d.kv_dtype,
                     allow_blank=False,
                     compact=True,
                     id="mem-kv",
@@ -145,7 +148,7 @@ class MemoryLabScreen(QuizScreen):
             )
             yield _field("context", Input(d.context, compact=True, id="mem-context"), "mid")
             yield _field("batch", Input(str(d.batch), type="integer", compact=True, id="mem-batch"))
-            yield Checkbox("FlashAttn", value=True, compact=True, id="mem-flash")
+            yield Checkbox("FlashAttn", value=d.flash_attention, compact=True, id="mem-flash")
             yield Button("Compute", id="mem-run", variant="primary", compact=True)
         yield Static("", id="mem-status")
         with VerticalScroll(classes="lab-body"):

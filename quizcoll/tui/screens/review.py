@@ -1,6 +1,9 @@
 """Review (and practice): the question, the answer box, the verdict with the worked answer
 and the executable's live result, then the four ratings with their intervals.
 
+Under a revealed answer whose live result a lab can replay, ``l`` (a collective) or ``m``
+(a catalog model's memory) opens that lab on the card's values, over the review.
+
 Database steps run on the database thread and checking in a worker thread, so the
 screen never waits; a rating is acknowledged only once it is committed.
 """
@@ -10,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from rich.text import Text
 from textual import events, work
@@ -28,6 +31,10 @@ from quizcoll.tui.widgets.answer_input import AnswerInput
 from quizcoll.tui.widgets.rating_bar import NAMES, RatingBar
 from quizcoll.tui.widgets.result_view import ResultView
 
+if TYPE_CHECKING:
+    from quizcoll.tui.services.lab import LabRequest
+    from quizcoll.tui.services.memory_lab import MemoryRequest
+
 T = TypeVar("T")
 
 PLACEHOLDERS = {
@@ -40,6 +47,11 @@ PLACEHOLDERS = {
 # The four ratings share one footer entry ("1234 Rate") so the footer fits in 80 columns;
 # the help screen and the palette's key panel still list each of them.
 RATE = Binding.Group("Rate", compact=True)
+# The lab keys under a revealed answer: the key and what it opens (for the help screen).
+LAB_KEYS = {
+    "open_lab": ("l", "step through this card's collective in the simulation lab"),
+    "open_memory_lab": ("m", "open this card's model and setting in the memory lab"),
+}
 RETRY_HINT = "e or tab: try again · space: show the answer · 1–4: rate"
 EMPTY_HINT = "Type an answer, then Enter — or press space to show the answer."
 
@@ -63,6 +75,9 @@ class ReviewScreen(QuizScreen):
         Binding("e", "edit", "Try again", show=False),
         Binding("tab", "tab", "Try again / next field", show=False),
         Binding("exclamation_mark", "suspend", "Suspend", key_display="!"),
+        # Offered only under a live result a lab can replay (see check_action).
+        Binding("l", "open_lab", "Lab"),
+        Binding("m", "open_memory_lab", "Memory lab"),
     ]
 
     def __init__(self, deck: str | None = None, *, practice: bool = False) -> None:
@@ -105,6 +120,8 @@ class ReviewScreen(QuizScreen):
         if action == "rate":
             return True if p is not None and p.answered else None
         if action == "reveal":
+            if p is not None and p.revealed and any(map(self._lab_preset, LAB_KEYS)):
+                return False  # a lab key takes its place in an 80-column footer
             return True if p is not None and not p.revealed else None
         if action == "undo":
             return True if self.session and self.session.committed else None
@@ -112,7 +129,36 @@ class ReviewScreen(QuizScreen):
             return True if p is not None and p.retryable else None
         if action == "suspend":
             return True if p is not None else None
+        if action in LAB_KEYS:
+            # Hidden (not just dimmed) where it does not apply: most cards have no lab.
+            return self._lab_preset(action) is not None
         return True
+
+    def _lab_preset(self, action: str) -> LabRequest | MemoryRequest | None:
+        """What ``action`` (open_lab, open_memory_lab) would open for the revealed card."""
+        p = self.current
+        if p is None or not p.revealed:
+            return None
+        links = self.query_one("#result", ResultView).links
+        if links is None:
+            return None
+        return links.sim if action == "open_lab" else links.memory
+
+    def action_open_lab(self) -> None:
+        """l: the simulation lab on this card's collective, over the review (escape returns)."""
+        preset = self._lab_preset("open_lab")
+        if preset is not None:
+            self.quiz.open_lab_over(preset)
+
+    def action_open_memory_lab(self) -> None:
+        """m: the memory lab on this card's model and setting, over the review."""
+        preset = self._lab_preset("open_memory_lab")
+        if preset is not None:
+            self.quiz.open_lab_over(preset)
+
+    def help_keys(self) -> list[tuple[str, str]]:
+        """This screen's keys that apply only now, for the help screen."""
+        return [keys for action, keys in LAB_KEYS.items() if self._lab_preset(action) is not None]
 
     async def _guarded(self, step: Callable[[], Awaitable[T]]) -> T | None:
         """Run one step at a time; database faults become notifications."""
@@ -136,6 +182,8 @@ class ReviewScreen(QuizScreen):
             *((f"rate({int(r)})", f"Rate {NAMES[r]}", str(int(r))) for r in Rating),
             ("undo", "Undo the last rating", "u"),
             ("suspend", "Suspend this card", "!"),
+            ("open_lab", "Open this collective in the simulation lab", "l"),
+            ("open_memory_lab", "Open this model in the memory lab", "m"),
         ]
         out: list[tuple[str, str, Callable[[], object]]] = []
         for action, title, key in items:
@@ -198,6 +246,7 @@ class ReviewScreen(QuizScreen):
         answer = self.query_one("#answer", AnswerInput)
         for selector in ("#verdict", "#solution", "#result", "#ratings", "#options"):
             self.query_one(selector).display = False
+        self.query_one("#result", ResultView).links = None  # no lab key until it is revealed
         done = self.query_one("#done", Static)
         front = self.query_one("#front", Markdown)
         if p is None:

@@ -3,6 +3,9 @@
 The nodes field is enabled for the hierarchical all-reduce: the ranks are spread over
 that many nodes (NVLink inside a node, InfiniBand between nodes).
 
+A review opens the lab with a ``preset`` (its card's collective, algorithm, ranks and
+size); the preset's dtype, root and link, which have no control here, stay with every run.
+
 The run happens in a worker. The step view shows every rank's blocks and the transfers
 of the step; below it, the bytes on the wire, busbw and algbw, and the modelled time of
 every algorithm against message size with the ring crossover marked.
@@ -11,6 +14,7 @@ every algorithm against message size with the ring crossover marked.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import ClassVar
 
 import numpy as np
@@ -27,6 +31,7 @@ from quizcoll.tui.screens.base import QuizScreen
 from quizcoll.tui.services.lab import (
     COLLECTIVES,
     HIERARCHICAL,
+    MAX_LAB_RANKS,
     OPS,
     LabRequest,
     LabRun,
@@ -35,11 +40,17 @@ from quizcoll.tui.services.lab import (
 from quizcoll.tui.widgets.plot import render_loglog
 from quizcoll.tui.widgets.step_view import StepView
 
-MAX_LAB_RANKS = 64
-
 
 def _seconds(s: float) -> str:
     return units.format_seconds(s, 2)
+
+
+def size_text(n: int) -> str:
+    """``n`` bytes as the size box shows it, exactly ("1MiB", "96KiB", "1000B")."""
+    for unit, factor in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= factor and n % factor == 0:
+            return f"{n // factor}{unit}"
+    return f"{n}B"
 
 
 def _field(label: str, widget: Select | Input, name: str) -> Vertical:
@@ -55,13 +66,15 @@ class SimLabScreen(QuizScreen):
         Binding("f6", "focus_steps", "Steps", show=False),
     ]
 
-    def __init__(self, *, seed: int = 0) -> None:
+    def __init__(self, *, seed: int = 0, preset: LabRequest | None = None) -> None:
         super().__init__()
         self.seed = seed
+        self.preset = preset or LabRequest()
         self.lab: LabRun | None = None
 
     def compose(self) -> ComposeResult:
-        default = LabRequest()
+        default = self.preset
+        hierarchical = default.algorithm == HIERARCHICAL
         with Horizontal(classes="controls"):
             yield _field(
                 "collective",
@@ -92,10 +105,20 @@ class SimLabScreen(QuizScreen):
             )
             yield _field(
                 "nodes",
-                Input("2", id="lab-nodes", type="integer", compact=True, disabled=True),
+                Input(
+                    str(default.nodes) if hierarchical else "2",
+                    id="lab-nodes",
+                    type="integer",
+                    compact=True,
+                    disabled=not hierarchical,
+                ),
                 "narrow",
             )
-            yield _field("size/rank", Input("1MiB", id="lab-size", compact=True), "mid")
+            yield _field(
+                "size/rank",
+                Input(size_text(default.size_bytes), id="lab-size", compact=True),
+                "mid",
+            )
             yield _field(
                 "op",
                 Select(
@@ -104,6 +127,7 @@ class SimLabScreen(QuizScreen):
                     allow_blank=False,
                     compact=True,
                     id="lab-op",
+                    disabled=not get_collective(default.collective).reduces,
                 ),
                 "mid",
             )
@@ -161,13 +185,16 @@ class SimLabScreen(QuizScreen):
                     f"nodes: {nodes} does not divide the {ranks} ranks "
                     "(ranks = nodes × GPUs per node)"
                 )
-        return LabRequest(
+        root = self.preset.root if self.preset.root < ranks else 0
+        return replace(
+            self.preset,
             collective=str(self.query_one("#lab-collective", Select).value),
             algorithm=algorithm,
             ranks=ranks,
             size_bytes=size,
             op=str(self.query_one("#lab-op", Select).value),
             nodes=nodes,
+            root=root,
         )
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -213,6 +240,10 @@ class SimLabScreen(QuizScreen):
             f"{req.collective} · {req.algorithm} · {req.ranks} ranks{shape} · ", style="bold"
         )
         text.append(f"{units.format_bytes(lab.plan.input_bytes)}/rank · {lab.steps} steps")
+        if req.dtype != LabRequest.dtype:
+            text.append(f" · {req.dtype}")
+        if req.root and lab.collective.rooted:
+            text.append(f" · root {req.root}")
         if lab.verified is True:
             text.append("  ✔ verified", style="bold green")
         elif lab.verified is False:

@@ -45,6 +45,7 @@ SWEEP_SIZES = tuple(2**k for k in range(10, 33, 2))  # 1 KiB .. 4 GiB per rank
 COLLECTIVES = tuple(c.value for c in Collective)
 OPS = ("sum", "prod", "max", "min", "avg")
 HIERARCHICAL = "hierarchical"
+MAX_LAB_RANKS = 64  # the step view draws every rank
 
 
 @dataclass(frozen=True)

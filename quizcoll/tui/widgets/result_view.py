@@ -2,13 +2,14 @@
 
 A memory result (weights, KV cache, activations, overhead) is drawn as bars; a
 collective's per-rank traffic as bars per rank and its trace as one line per step;
-any other result as a table of its fields, bytes in both GB and GiB.
+any other result as a table of its fields, bytes in both GB and GiB. When a lab can
+replay the result, the view names the key that opens it (l or m in the review).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -19,6 +20,11 @@ from deck import units
 from deck.checking import Solution
 from deck.registry import Registry
 from quizcoll.tui.widgets.bars import Bar, render_bars
+
+if TYPE_CHECKING:  # the collectives pull in numpy: imported when a result is drawn
+    from quizcoll.tui.services.lab import LabRequest
+    from quizcoll.tui.services.lab_links import LabLinks
+    from quizcoll.tui.services.memory_lab import MemoryRequest
 
 MEMORY_PARTS = (
     ("weights_bytes", "weights", "magenta"),
@@ -44,7 +50,7 @@ def rank_bars(sent: Sequence[Any]) -> list[Bar]:
     return [Bar(f"rank {i}", v, units.format_bytes(v)) for i, v in enumerate(values)]
 
 
-def _trace_lines(trace: Sequence[Any]) -> Text:
+def _trace_lines(trace: Sequence[Any], lab: bool = False) -> Text:
     out = Text()
     for i, step in enumerate(list(trace)[:MAX_STEPS_SHOWN]):
         moves = list(step) if isinstance(step, Sequence) else []
@@ -53,7 +59,8 @@ def _trace_lines(trace: Sequence[Any]) -> Text:
         out.append(f"step {i + 1:>2}  ", style="bold")
         out.append(described + more + "\n")
     if len(trace) > MAX_STEPS_SHOWN:
-        out.append(f"… {len(trace) - MAX_STEPS_SHOWN} more steps (open the lab: l)\n", style="dim")
+        more = f"… {len(trace) - MAX_STEPS_SHOWN} more steps"
+        out.append(more + (" (open the lab: l)\n" if lab else "\n"), style="dim")
     return out
 
 
@@ -66,28 +73,20 @@ def _transfer(move: Any) -> str:
     return f"{move.src}→{move.dst}[{move.chunk}]"
 
 
-def collective_steps(run: str, args: Mapping[str, Any] | None) -> Text | None:
-    """For a ``collectives.<primitive>`` card, its rounds: transfers, bytes, running total."""
-    from quizcoll.tui.services.lab import COLLECTIVES, LabRequest, layout_only
+def collective_steps(req: LabRequest) -> Text | None:
+    """The rounds of the collective ``req`` describes: transfers, bytes, running total."""
+    from quizcoll.collectives import CollectiveError
+    from quizcoll.tui.services.lab import HIERARCHICAL, layout_only
 
-    name = run.removeprefix("collectives.")
-    if not run.startswith("collectives.") or name not in COLLECTIVES or not args:
-        return None
-    ranks, size = args.get("ranks"), args.get("size")
-    if not isinstance(ranks, int) or not isinstance(size, int | float) or not 1 < ranks <= 64:
-        return None
-    from quizcoll.collectives import CollectiveError, algorithms
-
-    algorithm = str(args.get("algorithm") or "default")
-    if algorithm not in algorithms(name):
-        algorithm = algorithms(name)[0]
-    dtype = str(args.get("dtype") or "float32")
     try:
-        lab = layout_only(LabRequest(name, algorithm, ranks, int(size), dtype=dtype))
+        lab = layout_only(req)
     except CollectiveError:
         return None
+    where = f"{req.ranks} ranks"
+    if req.algorithm == HIERARCHICAL:
+        where = f"{req.nodes} nodes × {req.ranks // req.nodes} GPUs"
     out = Text()
-    out.append(f"{lab.steps} steps of {algorithm} on {ranks} ranks", style="italic")
+    out.append(f"{lab.steps} steps of {req.algorithm} on {where}", style="italic")
     out.append(" (l opens the lab to step through them)\n", style="dim")
     for i in range(min(lab.steps, MAX_STEPS_SHOWN)):
         st = lab.step(i)
@@ -100,6 +99,17 @@ def collective_steps(run: str, args: Mapping[str, Any] | None) -> Text | None:
     if lab.steps > MAX_STEPS_SHOWN:
         out.append(f"… {lab.steps - MAX_STEPS_SHOWN} more steps\n", style="dim")
     return out
+
+
+def memory_hint(req: MemoryRequest) -> Text:
+    """What ``m`` opens: the memory lab on this card's model and setting."""
+    from quizcoll.tui.services.memory_lab import AUTO
+
+    text = Text(f"m opens the memory lab with {req.model} ({req.dtype}", style="dim")
+    if req.kv_dtype != AUTO:
+        text.append(f", KV {req.kv_dtype}")
+    text.append(f", context {req.context}, batch {req.batch}, {req.gpus} × {req.gpu})")
+    return text
 
 
 def field_table(result: Mapping[str, Any], dims: Mapping[str, units.Dim]) -> Table:
@@ -123,12 +133,24 @@ def field_table(result: Mapping[str, Any], dims: Mapping[str, units.Dim]) -> Tab
 
 
 def render_result(
-    solution: Solution, run: str, registry: Registry | None, width: int
+    solution: Solution,
+    run: str,
+    registry: Registry | None,
+    width: int,
+    links: LabLinks | None = None,
 ) -> RenderableType | None:
-    """The richest view of ``solution.result`` we know how to draw; None without a result."""
+    """The richest view of ``solution.result`` we know how to draw; None without a result.
+
+    ``links`` (worked out from ``run`` and the solution when not given) say which lab can
+    replay the result: only then are the collective's rounds listed and the lab keys named.
+    """
     result = solution.result
     if not result:
         return None
+    if links is None:
+        from quizcoll.tui.services.lab_links import lab_links
+
+        links = lab_links(run, solution)
     dims: dict[str, units.Dim] = {}
     if registry is not None and run in registry:
         dims = {f.name: f.dimension for f in registry.get(run).fields}
@@ -136,28 +158,38 @@ def render_result(
     bars = memory_bars(result)
     if len(bars) >= 2:
         parts.append(render_bars(bars, width))
+    if links.memory is not None:
+        parts.append(memory_hint(links.memory))
     sent = result.get("bytes_sent")
     if isinstance(sent, Sequence | tuple) or hasattr(sent, "tolist"):
         listed = sent.tolist() if hasattr(sent, "tolist") else list(sent)  # type: ignore[union-attr]
         parts.append(Text("bytes sent per rank", style="italic"))
         parts.append(render_bars(rank_bars(listed), width))
-    steps = collective_steps(run, solution.args)
+    steps = collective_steps(links.sim) if links.sim is not None else None
     if steps is not None:
         parts.append(steps)
     trace = result.get("trace")
     if isinstance(trace, Sequence) and trace:
         parts.append(Text("trace (src→dst[chunk])", style="italic"))
-        parts.append(_trace_lines(trace))
+        parts.append(_trace_lines(trace, lab=links.sim is not None))
     parts.append(field_table(result, dims))
     return Group(*parts)
 
 
 class ResultView(Static):
-    """Shows :func:`render_result` for a card's solution."""
+    """Shows :func:`render_result` for a card's solution; :attr:`links` says which lab can
+    replay what it shows."""
+
+    links: LabLinks | None = None
 
     def show(self, solution: Solution | None, run: str, registry: Registry | None) -> None:
         renderable = None
+        self.links = None
         if solution is not None:
-            renderable = render_result(solution, run, registry, max(40, self.size.width or 76))
+            from quizcoll.tui.services.lab_links import lab_links
+
+            self.links = lab_links(run, solution)
+            width = max(40, self.size.width or 76)
+            renderable = render_result(solution, run, registry, width, self.links)
         self.display = renderable is not None
         self.update(renderable or "")
