@@ -106,6 +106,30 @@ def test_eof_mid_card_stores_only_acknowledged_reviews(tmp_path: Path, cards: Pa
         assert store.review_count() == 1
 
 
+def test_plain_undo_restores_the_previous_card_and_asks_it_again(
+    tmp_path: Path, cards: Path
+) -> None:
+    db = tmp_path / "r.db"
+    # card 1: reveal, Good; card 2: "u" undoes card 1, which comes back (rated Hard), then card 2.
+    proc = quizcoll(
+        "review", "--plain", "--cards", str(cards), "--db", str(db), "--limit", "2",
+        stdin="\n3\n999\nu\n\n2\n999\n1\n",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if line.startswith(("saved: ", "undone: "))]
+    assert lines == [
+        "saved: what-is-allreduce 3",
+        "undone: what-is-allreduce 3",
+        "saved: what-is-allreduce 2",
+        "saved: double-it 1",
+    ]
+    with Store.open(db) as store:
+        assert [(r.card_id, int(r.rating)) for r in store.reviews()] == [
+            ("what-is-allreduce", 2),
+            ("double-it", 1),
+        ]
+
+
 def test_invalid_rating_is_asked_again(tmp_path: Path, cards: Path) -> None:
     db = tmp_path / "r.db"
     proc = quizcoll(

@@ -124,6 +124,20 @@ def _parse_rating(text: str, suggested: Rating) -> Rating | None:
     return None if value is None else Rating(value)
 
 
+def _undo(store: Store, last: tuple[Any, Any], say: Callable[[str], None]) -> bool:
+    """Undo the session's latest saved review; say what happened. False if it could not be."""
+    from deck.store import UndoError
+
+    review, _ = last
+    try:
+        store.undo(review.id)
+    except UndoError as exc:
+        say(f"cannot undo: {exc}")
+        return False
+    say(f"undone: {review.card_id} {int(review.rating)}")
+    return True
+
+
 def _next_entries(
     cards: Sequence[Card],
     store: Store,
@@ -170,6 +184,7 @@ def plain_session(
         stdout.flush()
 
     saved = 0
+    last: tuple[Any, Any] | None = None  # the session's latest saved review and its queue entry
     try:
         queue = _next_entries(cards, store, config, clock(), deck=deck, practice=practice, tag=tag)
         mode = "practice (schedule unchanged)" if practice else "review"
@@ -226,17 +241,32 @@ def plain_session(
                 )
             suggested = verdict.suggested
             rating: Rating | None = None
+            undo_hint = ", u = undo the previous card" if last is not None else ""
+            undone = False
             while rating is None:
                 line = _read(
                     stdin,
                     stdout,
-                    f"rating [1-4, Enter = {int(suggested)} {suggested.name.lower()}]> ",
+                    f"rating [1-4, Enter = {int(suggested)} {suggested.name.lower()}{undo_hint}]> ",
                 )
                 if line is None:
                     break
+                if line.strip().lower() in ("u", "undo") and last is not None:
+                    undone = _undo(store, last, say)
+                    if undone:
+                        # Ask the undone card again, then this one.
+                        queue[:0] = [last[1], entry]
+                        saved -= 1
+                        last = None
+                    break
                 rating = _parse_rating(line, suggested)
                 if rating is None:
-                    say("a rating is 1 (again), 2 (hard), 3 (good) or 4 (easy)")
+                    say(
+                        "a rating is 1 (again), 2 (hard), 3 (good) or 4 (easy)"
+                        + (", or u" if last else "")
+                    )
+            if undone:
+                continue
             if rating is None:
                 break
             review = store.record_review(
@@ -253,6 +283,7 @@ def plain_session(
                 leech_threshold=settings.leech_threshold,
             )
             saved += 1
+            last = (review, entry)
             say(f"saved: {card.id} {int(rating)}")
             if review.after.leech and not review.before.leech:
                 say(
