@@ -1,0 +1,1 @@
+"""The ``quizcoll`` command line: one module per subcommand (``cmd_<name>.py``), dispatched by ``main``."""
