@@ -152,3 +152,11 @@ def test_show_a_past_review_exactly_as_it_was_asked(tmp_path: Path) -> None:
         "show", "gib-of-decimal-bytes", "--cards", str(FIXTURE), "--db", str(db), "--review", "3"
     )
     assert missing.returncode == 2 and "has 1 review(s)" in missing.stderr
+
+
+def test_unwritable_output_is_one_line_exit_2(tmp_path: Path) -> None:
+    target = tmp_path / "missing-dir" / "file.md"
+    (tmp_path / "missing-dir").write_text("a file where a folder is expected")
+    out = quizcoll("export", "--cards", str(FIXTURE), "-o", str(target))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1

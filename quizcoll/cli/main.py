@@ -92,6 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # `quizcoll list | head`: the reader left; that is not an error.
         sys.stderr.close()
         return EXIT_OK
+    except OSError as exc:
+        # A path the user gave that cannot be read or written (-o /proc/x, a full disk).
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"quizcoll {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
 
 
 if __name__ == "__main__":
