@@ -7,7 +7,9 @@
 - a 30-day due forecast (day 0 includes everything overdue),
 - the streak: consecutive review days with at least one review, ending today (or
   yesterday, when today has no review yet),
-- per-deck counts, the leeches, and the average retrievability of the cards seen.
+- per-deck counts, the leeches, and the average retrievability of the cards seen;
+- :func:`deck_series`: the plotted figures (reviews per day, retention, forecast) of each
+  deck, every card counted in the deck it belongs to now.
 
 Days are review days (see :mod:`deck.queue`); the clock and time zone are passed in.
 """
@@ -23,7 +25,7 @@ from typing import Any
 from deck.model import Card, Rating
 from deck.queue import build_queue, day_bounds, review_day
 from deck.scheduler import Config, Phase, Scheduler, utc
-from deck.store import Store
+from deck.store import CardRecord, Review, Store
 
 MATURE_INTERVAL = timedelta(days=21)
 FORECAST_DAYS = 30
@@ -87,6 +89,105 @@ class Stats:
         }
 
 
+@dataclass(frozen=True)
+class DeckSeries:
+    """One deck's share of the plotted statistics; summed over decks they give the totals."""
+
+    reviews: int
+    practice_reviews: int
+    retention: float | None
+    mature_reviews: int
+    reviews_per_day: tuple[tuple[date, int], ...]
+    forecast: tuple[int, ...]
+
+
+def _history(days: Counter[date], today: date) -> tuple[tuple[date, int], ...]:
+    return tuple(
+        (today - timedelta(days=i), days.get(today - timedelta(days=i), 0))
+        for i in range(HISTORY_DAYS - 1, -1, -1)
+    )
+
+
+def _mature(reviews: Sequence[Review]) -> list[Review]:
+    """The scheduled reviews of mature cards: what true retention is measured on."""
+    return [
+        r
+        for r in reviews
+        if not r.practice
+        and r.before.state.phase is Phase.REVIEW
+        and (r.before.state.interval or timedelta(0)) >= MATURE_INTERVAL
+    ]
+
+
+def _retention(mature: Sequence[Review]) -> float | None:
+    passed = sum(1 for r in mature if r.rating is not Rating.AGAIN)
+    return passed / len(mature) if mature else None
+
+
+def _forecast_day(rec: CardRecord, today: date, rollover: int, tz: tzinfo | None) -> int | None:
+    """The forecast slot of a scheduled card (0 includes overdue); None: not in the forecast."""
+    state = rec.state
+    if state.is_new or rec.suspended or state.due is None:
+        return None
+    offset = (review_day(state.due, rollover, tz) - today).days
+    return max(offset, 0) if offset < FORECAST_DAYS else None
+
+
+def deck_series(
+    store: Store,
+    cards: Sequence[Card] | None,
+    config: Config,
+    now: datetime,
+    *,
+    tz: tzinfo | None = None,
+) -> tuple[tuple[str, DeckSeries], ...]:
+    """Per deck (sorted by name), the figures :func:`compute_stats` plots for all decks.
+
+    A card counts in its collection deck when ``cards`` knows it, else in the deck the
+    database recorded; every deck of the collection appears, reviewed or not."""
+    rollover = config.default.rollover_hour
+    today = review_day(utc(now), rollover, tz)
+    records = store.cards()
+    known = {c.id: c for c in cards} if cards is not None else None
+
+    def deck_of(card_id: str, recorded: str) -> str:
+        if known is not None and card_id in known:
+            return known[card_id].deck
+        rec = records.get(card_id)
+        return rec.deck if rec is not None and rec.deck else recorded
+
+    by_deck: dict[str, list[Review]] = {c.deck: [] for c in cards or ()}
+    for r in store.reviews():
+        by_deck.setdefault(deck_of(r.card_id, r.deck), []).append(r)
+    forecasts: dict[str, list[int]] = {}
+    for cid, rec in records.items():
+        name = deck_of(cid, rec.deck)
+        by_deck.setdefault(name, [])
+        active = (known is None and not rec.orphaned) or (known is not None and cid in known)
+        slot = _forecast_day(rec, today, rollover, tz) if active else None
+        if slot is not None:
+            forecasts.setdefault(name, [0] * FORECAST_DAYS)[slot] += 1
+
+    out = []
+    for name, reviews in sorted(by_deck.items()):
+        mature = _mature(reviews)
+        days = Counter(review_day(r.reviewed_at, rollover, tz) for r in reviews)
+        out.append(
+            (
+                name,
+                DeckSeries(
+                    reviews=len(reviews),
+                    practice_reviews=sum(1 for r in reviews if r.practice),
+                    retention=_retention(mature),
+                    mature_reviews=len(mature),
+                    reviews_per_day=_history(days, today),
+                    forecast=tuple(forecasts.get(name, [0] * FORECAST_DAYS)),
+                ),
+            )
+        )
+    return tuple(out)
+
+
 def _streak(days: set[date], today: date) -> int:
     day = today if today in days else today - timedelta(days=1)
     streak = 0
@@ -115,19 +216,9 @@ def compute_stats(
     scheduled = [r for r in reviews if not r.practice]
 
     per_day = Counter(review_day(r.reviewed_at, rollover, tz) for r in reviews)
-    history = tuple(
-        (today - timedelta(days=i), per_day.get(today - timedelta(days=i), 0))
-        for i in range(HISTORY_DAYS - 1, -1, -1)
-    )
-
-    mature = [
-        r
-        for r in scheduled
-        if r.before.state.phase is Phase.REVIEW
-        and (r.before.state.interval or timedelta(0)) >= MATURE_INTERVAL
-    ]
-    passed = sum(1 for r in mature if r.rating is not Rating.AGAIN)
-    retention = passed / len(mature) if mature else None
+    history = _history(per_day, today)
+    mature = _mature(scheduled)
+    retention = _retention(mature)
 
     known = {c.id: c for c in cards} if cards is not None else None
     active = {
@@ -141,9 +232,9 @@ def compute_stats(
         state = rec.state
         if state.is_new or rec.suspended or state.due is None:
             continue
-        offset = (review_day(state.due, rollover, tz) - today).days
-        if offset < FORECAST_DAYS:
-            forecast[max(offset, 0)] += 1
+        slot = _forecast_day(rec, today, rollover, tz)
+        if slot is not None:
+            forecast[slot] += 1
         retrievabilities.append(Scheduler(config.for_deck(rec.deck)).retrievability(state, now))
 
     deck_counts: dict[str, Counter[str]] = {}

@@ -9,7 +9,7 @@ import pytest
 
 from deck.model import Card, CardType, Rating
 from deck.scheduler import CardState, Config, Phase, Scheduler
-from deck.stats import compute_stats
+from deck.stats import FORECAST_DAYS, compute_stats, deck_series
 from deck.store import Store
 
 NOW = datetime(2024, 6, 10, 12, 0, tzinfo=UTC)
@@ -178,3 +178,49 @@ def test_deck_counts_leeches_orphans_and_retrievability(store: Store) -> None:
     assert stats.cards_seen == 4
     assert stats.due_today == 1 and stats.new_today == 1
     assert stats.average_retrievability is not None and 0.5 < stats.average_retrievability <= 1.0
+
+
+def test_deck_series_split_the_totals_by_deck(store: Store) -> None:
+    cards = [_card("a1", "alpha"), _card("a2", "alpha"), _card("b1", "beta"), _card("c1", "gamma")]
+    # alpha: a mature card passes, another lapses; b1 moved from "old" to beta since
+    for cid, rating in (("a1", Rating.GOOD), ("a2", Rating.AGAIN)):
+        store.record_review(
+            cid,
+            Rating.GOOD,
+            _review_state(30, NOW - timedelta(days=1)),
+            reviewed_at=NOW - timedelta(days=31),
+            deck="alpha",
+        )
+        store.record_review(
+            cid,
+            rating,
+            _review_state(40, NOW + timedelta(days=4)),
+            reviewed_at=NOW - timedelta(days=1),
+            deck="alpha",
+        )
+    store.record_review(
+        "b1", Rating.GOOD, _review_state(2, NOW + timedelta(days=2)), reviewed_at=NOW, deck="old"
+    )
+    store.record_review("b1", Rating.AGAIN, CardState(), reviewed_at=NOW, practice=True)
+    stats = compute_stats(store, cards, Config(), NOW, tz=UTC)
+    series = dict(deck_series(store, cards, Config(), NOW, tz=UTC))
+
+    assert list(series) == ["alpha", "beta", "gamma"]  # gamma: in the collection, never reviewed
+    alpha, beta, gamma = series["alpha"], series["beta"], series["gamma"]
+    assert (alpha.reviews, alpha.practice_reviews, alpha.mature_reviews) == (4, 0, 2)
+    assert alpha.retention == pytest.approx(0.5)
+    assert dict(alpha.reviews_per_day)[(NOW - timedelta(days=1)).date()] == 2
+    assert alpha.forecast[4] == 2
+    # the practice review is counted as a review but never in retention
+    assert (beta.reviews, beta.practice_reviews, beta.retention) == (2, 1, None)
+    assert dict(beta.reviews_per_day)[NOW.date()] == 2 and beta.forecast[2] == 1
+    assert gamma.reviews == 0 and gamma.retention is None and sum(gamma.forecast) == 0
+    assert len(gamma.forecast) == FORECAST_DAYS and len(gamma.reviews_per_day) == 30
+    # summed over the decks, the series are the collection's
+    assert sum(s.reviews for s in series.values()) == stats.reviews
+    assert sum(s.mature_reviews for s in series.values()) == stats.mature_reviews
+    for day, (d, n) in enumerate(stats.reviews_per_day):
+        assert n == sum(s.reviews_per_day[day][1] for s in series.values())
+        assert d == alpha.reviews_per_day[day][0]
+    for day, n in enumerate(stats.forecast):
+        assert n == sum(s.forecast[day] for s in series.values())

@@ -106,6 +106,64 @@ async def test_memory_breakdown(tmp_path: Path) -> None:
 
 
 @run_async
+async def test_memory_group_size_changes_the_weights_bar(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "r.db")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MemoryLabScreen)
+        group = screen.query_one("#mem-group", Input)
+        assert group.disabled and group.value == "128"  # bf16 has no groups
+
+        def weights_bar() -> str:
+            bars = plain(screen.query_one("#mem-bars", Static))
+            return next(line for line in bars.splitlines() if "weights" in line)
+
+        screen.query_one("#mem-dtype", Select).value = "gptq"
+        await settle(pilot)
+        assert not group.disabled
+        weights = {128: screen.result.estimate.weights_bytes}
+        bars = {128: weights_bar()}
+        for g in (64, 32):
+            group.value = str(g)
+            await pilot.click("#mem-group")
+            await pilot.press("enter")
+            await settle(pilot)
+            assert screen.result.request.group_size == g
+            weights[g] = screen.result.estimate.weights_bytes
+            bars[g] = weights_bar()
+        # smaller groups carry more fp16 scales and packed zeros
+        assert weights[32] > weights[64] > weights[128]
+        assert len(set(bars.values())) == 3
+        assert "(group size 32)" in plain(screen.query_one("#mem-status", Static))
+
+        for bad in ("4", "5000", ""):
+            group.value = bad
+            screen.action_compute()
+            await settle(pilot)
+        messages = [n.message for n in app._notifications]
+        assert "group size must be between 8 and 4096, got 4" in messages
+        assert "group size must be between 8 and 4096, got 5000" in messages
+        assert "group size: expected a whole number, got ''" in messages
+        assert screen.result.request.group_size == 32 and weights_bar() == bars[32]
+
+        # other formats ignore the field, whatever it holds
+        screen.query_one("#mem-dtype", Select).value = "int4"
+        await settle(pilot)
+        assert group.disabled
+        assert screen.result.request.dtype == "int4"  # computed although the field holds ""
+        screen.query_one("#mem-dtype", Select).value = "awq"
+        group.value = "64"
+        await settle(pilot)
+        screen.action_compute()
+        await settle(pilot)
+        assert screen.result.estimate.weights_bytes != weights[64]  # AWQ's layout differs
+        assert screen.result.request.group_size == 64
+
+
+@run_async
 async def test_hierarchical_all_reduce_in_the_lab(tmp_path: Path) -> None:
     app = make_app(tmp_path / "r.db")
     async with app.run_test(size=SMALL) as pilot:

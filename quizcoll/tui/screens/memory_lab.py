@@ -1,5 +1,5 @@
-"""Memory lab: a catalog model or a config.json, dtype, KV dtype, context, batch and GPUs;
-the breakdown as bars, whether it fits, how many GPUs it needs, the longest context.
+"""Memory lab: a catalog model or a config.json, dtype (with the GPTQ/AWQ group size),
+KV dtype, context, batch and GPUs; the breakdown as bars, whether it fits, how many GPUs it needs, the longest context.
 
 A review opens it with a ``preset``: its card's model and settings."""
 
@@ -22,7 +22,15 @@ from quizcoll.memory.errors import MemoryInputError
 from quizcoll.memory.formats import KV_DTYPES, known_formats
 from quizcoll.memory.gpus import GPUS
 from quizcoll.tui.screens.base import QuizScreen
-from quizcoll.tui.services.memory_lab import AUTO, MemoryRequest, MemoryResult, compute
+from quizcoll.tui.services.memory_lab import (
+    AUTO,
+    MAX_GROUP_SIZE,
+    MIN_GROUP_SIZE,
+    MemoryRequest,
+    MemoryResult,
+    compute,
+    takes_group_size,
+)
 from quizcoll.tui.widgets.bars import Bar, render_bars
 
 
@@ -71,6 +79,8 @@ def verdict(result: MemoryResult) -> Text:
     if est.active_parameters != est.parameters:
         text.append(f" ({est.active_parameters:,} active per token)")
     text.append(f" · {est.bytes_per_parameter:.3g} B/param")
+    if takes_group_size(result.request.dtype):
+        text.append(f" (group size {result.request.group_size})")
     if est.kv_bytes_per_token:
         text.append(f" · KV {units.format_bytes(est.kv_bytes_per_token)}/token")
     text.append(f" · context {est.context:,} × batch {est.batch}")
@@ -136,6 +146,18 @@ class MemoryLabScreen(QuizScreen):
                 "mid",
             )
             yield _field(
+                "group",
+                Input(
+                    str(d.group_size),
+                    type="integer",
+                    compact=True,
+                    disabled=not takes_group_size(d.dtype),
+                    tooltip=f"GPTQ/AWQ group size, {MIN_GROUP_SIZE}–{MAX_GROUP_SIZE}",
+                    id="mem-group",
+                ),
+                "narrow",
+            )
+            yield _field(
                 "KV cache",
                 Select(
                     [(AUTO, AUTO)] + [(k, k) for k in KV_DTYPES],
@@ -167,10 +189,14 @@ class MemoryLabScreen(QuizScreen):
             except ValueError:
                 raise MemoryInputError(f"{name}: expected a whole number, got {text!r}") from None
 
+        dtype = str(self.query_one("#mem-dtype", Select).value)
+        grouped = takes_group_size(dtype)
         return MemoryRequest(
             model=str(self.query_one("#mem-model", Select).value),
             config_path=self.query_one("#mem-config", Input).value,
-            dtype=str(self.query_one("#mem-dtype", Select).value),
+            dtype=dtype,
+            # a disabled field is not read: what it holds does not matter to other formats
+            group_size=number("#mem-group", "group size") if grouped else self.preset.group_size,
             kv_dtype=str(self.query_one("#mem-kv", Select).value),
             context=self.query_one("#mem-context", Input).value,
             batch=number("#mem-batch", "batch"),
@@ -182,6 +208,10 @@ class MemoryLabScreen(QuizScreen):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.action_compute()
+
+    @on(Select.Changed, "#mem-dtype")
+    def _dtype_changed(self, event: Select.Changed) -> None:
+        self.query_one("#mem-group", Input).disabled = not takes_group_size(str(event.value))
 
     @on(Select.Changed)
     @on(Checkbox.Changed)

@@ -6,12 +6,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from quizcoll.memory.errors import MemoryInputError
-from quizcoll.memory.formats import parse_format, parse_kv_dtype
+from quizcoll.memory.formats import DEFAULT_GROUP_SIZE, FormatKind, parse_format, parse_kv_dtype
 from quizcoll.memory.gpus import DEFAULT_UTILIZATION, Gpu, find_gpu
 from quizcoll.memory.inference import InferenceEstimate, estimate, gpus_needed, max_context
 from quizcoll.memory.source import parse_context, resolve_source
 
 AUTO = "auto"
+# The GPTQ/AWQ group sizes the memory executables accept (their ``group_size`` parameter).
+MIN_GROUP_SIZE = 8
+MAX_GROUP_SIZE = 4096
+
+
+def takes_group_size(dtype: str) -> bool:
+    """Whether the weights format ``dtype`` is quantized in groups (GPTQ or AWQ)."""
+    try:
+        return parse_format(dtype).kind in (FormatKind.GPTQ, FormatKind.AWQ)
+    except MemoryInputError:
+        return False
+
+
+def check_group_size(group_size: int) -> int:
+    if not MIN_GROUP_SIZE <= group_size <= MAX_GROUP_SIZE:
+        raise MemoryInputError(
+            f"group size must be between {MIN_GROUP_SIZE} and {MAX_GROUP_SIZE}, got {group_size}"
+        )
+    return group_size
 
 
 @dataclass(frozen=True)
@@ -21,6 +40,7 @@ class MemoryRequest:
     model: str = "llama-3-8b"
     config_path: str = ""
     dtype: str = "bf16"
+    group_size: int = DEFAULT_GROUP_SIZE  # GPTQ/AWQ only; other formats ignore it
     kv_dtype: str = AUTO
     context: str = "8k"
     batch: int = 1
@@ -59,7 +79,10 @@ def compute(req: MemoryRequest) -> MemoryResult:
     path = req.config_path.strip()
     source = resolve_source(config=path) if path else resolve_source(model=req.model)
     assert source.config is not None
-    fmt = parse_format(req.dtype)
+    if takes_group_size(req.dtype):
+        fmt = parse_format(req.dtype, check_group_size(req.group_size))
+    else:
+        fmt = parse_format(req.dtype)
     kv = None if req.kv_dtype == AUTO else parse_kv_dtype(req.kv_dtype)
     context = parse_context(req.context)
     gpu = find_gpu(req.gpu)

@@ -1,4 +1,4 @@
-"""What the home and browse screens show, read from the store in one go."""
+"""What the home, browse and stats screens show, read from the store in one go."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from datetime import datetime, tzinfo
 from deck.model import Card
 from deck.queue import EntryKind, build_queue
 from deck.scheduler import Config
-from deck.stats import Stats, compute_stats
+from deck.stats import DeckSeries, Stats, compute_stats, deck_series
 from deck.store import CardRecord, Store
 
 
@@ -69,10 +69,41 @@ def home_summary(
     )
 
 
-def full_stats(
+@dataclass(frozen=True)
+class StatsView:
+    """The stats screen's data: the collection's statistics and each deck's plotted series."""
+
+    stats: Stats
+    decks: tuple[tuple[str, DeckSeries], ...]
+
+    @property
+    def deck_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.decks)
+
+    def series(self, deck: str | None) -> DeckSeries:
+        """The plotted figures of ``deck``; ``None`` (or a deck gone since) is all decks."""
+        found = dict(self.decks).get(deck) if deck is not None else None
+        if found is not None:
+            return found
+        s = self.stats
+        return DeckSeries(
+            reviews=s.reviews,
+            practice_reviews=s.practice_reviews,
+            retention=s.retention,
+            mature_reviews=s.mature_reviews,
+            reviews_per_day=s.reviews_per_day,
+            forecast=s.forecast,
+        )
+
+
+def stats_view(
     store: Store, cards: Sequence[Card], config: Config, now: datetime, tz: tzinfo | None
-) -> Stats:
-    return compute_stats(store, cards, config, now, tz=tz)
+) -> StatsView:
+    """Everything the stats screen plots, in one call on the database thread."""
+    return StatsView(
+        stats=compute_stats(store, cards, config, now, tz=tz),
+        decks=deck_series(store, cards, config, now, tz=tz),
+    )
 
 
 def card_records(store: Store) -> dict[str, CardRecord]:
