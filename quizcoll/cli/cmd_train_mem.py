@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from quizcoll.cli.common import UsageError, add_json_argument
+from quizcoll.cli.common import UsageError, add_json_argument, emit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,19 +52,9 @@ def _int_arg(text: str, label: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from quizcoll.memory.errors import MemoryInputError
-
-    try:
-        document, text = _compute(args)
-    except MemoryInputError as exc:
-        raise UsageError(str(exc)) from None
-    if args.json:
-        from quizcoll.cli.common import print_json
-
-        print_json(document)
-    else:
-        print(text)
-    return 0
+    # A MemoryInputError is a DeckError: main() reports it in one line with exit 2.
+    document, text = _compute(args)
+    return emit(args, document, text)
 
 
 def _compute(args: argparse.Namespace) -> tuple[dict[str, Any], str]:

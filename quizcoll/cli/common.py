@@ -78,3 +78,12 @@ def report_problems(problems: Any) -> None:
     """One line per card-file problem on stderr."""
     for p in problems:
         print(p.format(), file=sys.stderr)
+
+
+def emit(args: Any, document: Any, text: str) -> int:
+    """Print ``document`` as JSON with ``--json``, else the readable ``text``; exit code 0."""
+    if getattr(args, "json", False):
+        print_json(document)
+    else:
+        print(text)
+    return 0
