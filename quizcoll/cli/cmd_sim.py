@@ -156,20 +156,16 @@ def _link(preset: str, latency: str | None, bandwidth: str | None, prefix: str) 
     from deck import units
     from quizcoll import collectives as co
 
-    link = co.get_preset(preset)
-    if latency is None and bandwidth is None:
-        return link
-    alpha = link.latency_s
+    alpha = rate = None
     if latency is not None:
         alpha = _quantity(latency, f"{prefix}latency", units.Dim.SECONDS)
         if alpha < 0:
             raise UsageError(f"{prefix}latency must be ≥ 0 seconds, got {latency}")
-    rate = link.bandwidth
     if bandwidth is not None:
         rate = _quantity(bandwidth, f"{prefix}bandwidth", units.Dim.RATE)
         if not rate > 0:
             raise UsageError(f"{prefix}bandwidth must be > 0 bytes/s, got {bandwidth}")
-    return co.LinkModel(f"{link.name} (custom)", alpha, rate)
+    return co.with_overrides(preset, alpha, rate)
 
 
 def run(args: argparse.Namespace) -> int:

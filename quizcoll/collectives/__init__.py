@@ -71,6 +71,7 @@ from quizcoll.collectives.cost import (
     busbw_factor,
     get_preset,
     message_bytes,
+    with_overrides,
 )
 from quizcoll.collectives.dtypes import DTYPES, DType, get_dtype
 from quizcoll.collectives.errors import CollectiveError
@@ -113,5 +114,6 @@ __all__ = [
     "run",
     "run_hierarchical",
     "verify",
+    "with_overrides",
     "zero_volume",
 ]

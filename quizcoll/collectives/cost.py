@@ -59,6 +59,21 @@ def get_preset(name: str) -> LinkModel:
         ) from None
 
 
+def with_overrides(
+    preset: str, latency_s: float | None = None, bandwidth: float | None = None
+) -> LinkModel:
+    """The ``preset`` link, or a copy named ``"<preset> (custom)"`` with the latency and/or
+    bandwidth given in its place."""
+    link = get_preset(preset)
+    if latency_s is None and bandwidth is None:
+        return link
+    return LinkModel(
+        f"{link.name} (custom)",
+        link.latency_s if latency_s is None else latency_s,
+        link.bandwidth if bandwidth is None else bandwidth,
+    )
+
+
 @dataclass(frozen=True)
 class CostModel:
     """Link classes and optional reduction cost. ``inter`` applies between nodes of

@@ -62,16 +62,9 @@ def _guard(function: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, A
 
 
 def _model(link: str, latency: float | None, bandwidth: float | None) -> Any:
-    from quizcoll.collectives import CostModel, LinkModel, get_preset
+    from quizcoll.collectives import CostModel, with_overrides
 
-    preset = get_preset(link)
-    return CostModel(
-        LinkModel(
-            link if latency is None and bandwidth is None else "custom",
-            preset.latency_s if latency is None else latency,
-            preset.bandwidth if bandwidth is None else bandwidth,
-        )
-    )
+    return CostModel(with_overrides(link, latency, bandwidth))
 
 
 def _count(size: int, dtype: str) -> int:
@@ -279,18 +272,19 @@ def hierarchical(
     gpus_per_node: int,
     size: int,
     dtype: str,
-    intra_latency: float,
-    intra_bandwidth: float,
-    inter_latency: float,
-    inter_bandwidth: float,
+    intra_latency: float | None,
+    intra_bandwidth: float | None,
+    inter_latency: float | None,
+    inter_bandwidth: float | None,
 ) -> dict[str, Any]:
-    """Hierarchical vs flat-ring all-reduce over nodes × GPUs with two link classes."""
+    """Hierarchical vs flat-ring all-reduce over nodes × GPUs with two link classes
+    (NVLink-class inside a node, InfiniBand-class between nodes, unless overridden)."""
     from quizcoll import collectives as co
 
     count = _count(size, dtype)
     model = co.CostModel(
-        co.LinkModel("intra", intra_latency, intra_bandwidth),
-        inter=co.LinkModel("inter", inter_latency, inter_bandwidth),
+        co.with_overrides("nvlink", intra_latency, intra_bandwidth),
+        inter=co.with_overrides("infiniband", inter_latency, inter_bandwidth),
         gpus_per_node=gpus_per_node,
     )
     h = co.plan_hierarchical(nodes, gpus_per_node, count, dtype=dtype)
@@ -477,10 +471,11 @@ def register(registry: Registry) -> None:
             Param("gpus_per_node", ParamKind.INT, "GPUs per node a", minimum=1, maximum=16),
             Param("size", ParamKind.BYTES, "per-GPU buffer S", minimum=1, maximum=2**50),
             Param("dtype", ParamKind.STR, "element type", choices=DTYPE_NAMES, default="float32"),
-            Param("intra_latency", ParamKind.SECONDS, "α inside a node", minimum=0, default=3e-6),
-            Param("intra_bandwidth", ParamKind.RATE, "inside a node", minimum=1, default=450e9),
-            Param("inter_latency", ParamKind.SECONDS, "α between nodes", minimum=0, default=5e-6),
-            Param("inter_bandwidth", ParamKind.RATE, "between nodes", minimum=1, default=50e9),
+            # Unset: the nvlink (inside a node) and infiniband (between nodes) presets.
+            Param("intra_latency", ParamKind.SECONDS, "α inside a node", minimum=0, default=None),
+            Param("intra_bandwidth", ParamKind.RATE, "inside a node", minimum=1, default=None),
+            Param("inter_latency", ParamKind.SECONDS, "α between nodes", minimum=0, default=None),
+            Param("inter_bandwidth", ParamKind.RATE, "between nodes", minimum=1, default=None),
         ],
         fields=[
             Field("inter_bytes_per_gpu", Dimension.BYTES, "bytes a GPU sends to other nodes"),
