@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import functools
 import importlib
+from collections.abc import Callable
+from typing import Any
 
-from deck.registry import Registry
+from deck.registry import ArgumentError, Registry
 
 # Submodules of quizcoll.executables, each with register(registry).
 MODULES: tuple[str, ...] = ("units", "memory", "collectives")
@@ -21,3 +23,20 @@ def build_registry() -> Registry:
     for name in MODULES:
         importlib.import_module(f"quizcoll.executables.{name}").register(registry)
     return registry
+
+
+def refusals_as_argument_errors(
+    function: Callable[..., Any], refusal: Callable[[], type[Exception]]
+) -> Callable[..., Any]:
+    """``function`` with its domain's refusals (the type ``refusal()`` returns, resolved at
+    call time so the domain module is imported only when a card runs) reported as the
+    registry's one-line :class:`ArgumentError`."""
+
+    @functools.wraps(function)
+    def wrapped(**kwargs: Any) -> Any:
+        try:
+            return function(**kwargs)
+        except refusal() as exc:
+            raise ArgumentError(str(exc)) from None
+
+    return wrapped

@@ -16,6 +16,7 @@ from typing import Any
 
 from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
 from deck.units import format_bytes, format_number, format_rate, format_seconds
+from quizcoll.executables import refusals_as_argument_errors
 
 COLLECTIVES = (
     "broadcast",
@@ -47,18 +48,13 @@ MAX_RANKS = 256  # schedules stay well under 100 ms up to here
 
 def _guard(function: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
     """Report the simulator's refusals as argument errors (one line, no traceback)."""
+    return refusals_as_argument_errors(function, _collective_error)
 
-    def wrapped(**kwargs: Any) -> dict[str, Any]:
-        from quizcoll.collectives import CollectiveError
 
-        try:
-            return function(**kwargs)
-        except CollectiveError as exc:
-            raise ArgumentError(str(exc)) from None
+def _collective_error() -> type[Exception]:
+    from quizcoll.collectives import CollectiveError  # numpy: only once a card runs
 
-    wrapped.__name__ = function.__name__
-    wrapped.__doc__ = function.__doc__
-    return wrapped
+    return CollectiveError
 
 
 def _model(link: str, latency: float | None, bandwidth: float | None) -> Any:
@@ -410,9 +406,10 @@ _COST_FIELDS = [
 
 def register(registry: Registry) -> None:
     root = Param("root", ParamKind.INT, "root rank", minimum=0, maximum=MAX_RANKS - 1, default=0)
+    guarded_cost = _guard(cost)
     registry.add_function(
         "collectives.cost",
-        _guard(cost),
+        guarded_cost,
         params=[*_common(), root, *_LINK],
         fields=_COST_FIELDS,
         explain=explain_cost,
@@ -420,7 +417,7 @@ def register(registry: Registry) -> None:
     for name in COLLECTIVES:
 
         def one(name: str = name, **kwargs: Any) -> dict[str, Any]:
-            return _guard(cost)(collective=name, **kwargs)
+            return guarded_cost(collective=name, **kwargs)
 
         registry.add_function(
             f"collectives.{name}",

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
+from quizcoll.executables import refusals_as_argument_errors
 from quizcoll.memory import inference, training
 from quizcoll.memory.catalog import load_model, model_names
 from quizcoll.memory.errors import MemoryInputError
@@ -56,16 +57,7 @@ def _fmt(dtype: str, group_size: int) -> WeightFormat:
 
 def _guard(fn: Any) -> Any:
     """Turn calculator input errors into the registry's ArgumentError (one line, no traceback)."""
-
-    def wrapped(**kwargs: Any) -> Mapping[str, Any]:
-        try:
-            return fn(**kwargs)
-        except MemoryInputError as exc:
-            raise ArgumentError(str(exc)) from None
-
-    wrapped.__doc__ = fn.__doc__
-    wrapped.__name__ = fn.__name__
-    return wrapped
+    return refusals_as_argument_errors(fn, lambda: MemoryInputError)
 
 
 # ----------------------------------------------------------------------------- weights
