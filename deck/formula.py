@@ -31,6 +31,7 @@ never multiplies implicitly from the right (``N 2`` and ``2 3`` are errors, like
 
 from __future__ import annotations
 
+import abc
 import difflib
 import functools
 import math
@@ -148,8 +149,9 @@ _ADD, _MUL, _NEG, _POW, _ATOM = 1, 2, 3, 4, 5
 
 
 @dataclass(frozen=True)
-class Expr:
-    """A parsed expression: immutable, hashable, comparable by structure."""
+class Expr(abc.ABC):
+    """A parsed expression: immutable, hashable, comparable by structure. Each node kind
+    (Num, Const, Var, Neg, BinOp, Call) implements ``_eval`` and ``__str__``."""
 
     precedence: ClassVar[int] = _ATOM
 
@@ -176,14 +178,14 @@ class Expr:
             yield node
             stack.extend(reversed(node.children()))
 
-    def _eval(self, env: Mapping[str, float], scale: _Scale) -> float:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _eval(self, env: Mapping[str, float], scale: _Scale) -> float: ...
 
     def _rename(self, mapping: Mapping[str, str]) -> Expr:
         return self
 
-    def __str__(self) -> str:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def __str__(self) -> str: ...
 
 
 @dataclass(frozen=True)
