@@ -57,10 +57,6 @@ class HomeScreen(QuizScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#decks", DataTable)
-        table.add_column("Deck", key="deck")
-        for label in ("New", "Due", "Total"):
-            table.add_column(Text(label, justify="right"), key=label.lower())
         self.refresh_summary()
 
     def on_screen_resume(self) -> None:
@@ -82,7 +78,18 @@ class HomeScreen(QuizScreen):
 
     def _show(self, s: HomeSummary) -> None:
         table = self.query_one("#decks", DataTable)
-        table.clear()
+        # Columns get their final widths up front, from the data: a header laid out while
+        # auto-width columns were still growing could keep the stale widths.
+        table.clear(columns=True)
+        names = [row.name for row in s.decks]
+        table.add_column("Deck", key="deck", width=max([len("Deck"), *map(len, names)]))
+        for label, values in (
+            ("New", [row.new for row in s.decks]),
+            ("Due", [row.due for row in s.decks]),
+            ("Total", [row.total for row in s.decks]),
+        ):
+            width = max([len(label), *(len(str(v)) for v in values)])
+            table.add_column(Text(label, justify="right"), key=label.lower(), width=width)
         for row in s.decks:
             table.add_row(
                 row.name,
