@@ -16,8 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deck import units
+from deck.facts import Value, constant_values, evaluate_facts
 from deck.model import Card, CardType, ParamSpec
 from deck.placeholders import fill
+from deck.registry import Registry
+from deck.spans import SpanError, SpanKind, find_spans, format_value
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,8 @@ class Instance:
     values: Mapping[str, Any] = field(default_factory=dict)
     shown: Mapping[str, str] = field(default_factory=dict)
     option_order: tuple[int, ...] = ()
+    # Parameters, facts and constants with their dimensions, for {=name|FORMAT} spans.
+    facts: Mapping[str, Value] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _factor(unit: str) -> float:
@@ -100,8 +105,9 @@ def draw_value(spec: ParamSpec, rng: random.Random, env: Mapping[str, Any]) -> t
     return value, show_value(raw, spec.unit)
 
 
-def draw(card: Card, seed: int) -> Instance:
-    """Draw the instance of ``card`` for ``seed``."""
+def draw(card: Card, seed: int, registry: Registry | None = None) -> Instance:
+    """Draw the instance of ``card`` for ``seed``; with a ``registry``, also compute the
+    card's facts so that its text can show them (a fault raises ``FactError``)."""
     rng = random.Random(f"{card.id}:{seed}")
     values: dict[str, Any] = {}
     shown: dict[str, str] = {}
@@ -113,7 +119,34 @@ def draw(card: Card, seed: int) -> Instance:
         if card.shuffle:
             rng.shuffle(idx)
         order = tuple(idx)
-    return Instance(card.id, seed, values, shown, order)
+    facts = span_values(card, values, registry)
+    for name, value in facts.items():
+        if name not in shown and name in card.facts():
+            shown[name] = _default_text(value)
+    return Instance(card.id, seed, values, shown, order, facts)
+
+
+def span_values(
+    card: Card, values: Mapping[str, Any], registry: Registry | None
+) -> dict[str, Value]:
+    """What spans may show for these parameter values: constants, parameters, facts."""
+    out: dict[str, Value] = constant_values(registry)
+    for spec in card.params:
+        if spec.name in values:
+            dim = units.unit_dim(spec.unit) if spec.unit else None
+            out[spec.name] = Value(values[spec.name], dim if dim else units.Dim.COUNT)
+    if registry is not None and card.verify:
+        out.update(evaluate_facts(card, values, registry))
+    return out
+
+
+def _default_text(value: Value) -> str:
+    if value.formula is not None:
+        return value.formula
+    try:
+        return format_value(value.value, value.dim)
+    except SpanError:
+        return str(value.value)
 
 
 def sweep(specs: Sequence[ParamSpec]) -> Iterator[tuple[dict[str, Any], dict[str, str]]]:
@@ -146,12 +179,50 @@ def sweep(specs: Sequence[ParamSpec]) -> Iterator[tuple[dict[str, Any], dict[str
         yield values, shown
 
 
-def render_text(text: str, instance: Instance, extra: Mapping[str, str] | None = None) -> str:
-    """Fill ``{param}`` (and any ``extra`` names such as ``answer``) in ``text``."""
+def render_text(
+    text: str,
+    instance: Instance,
+    extra: Mapping[str, str] | None = None,
+    values: Mapping[str, Value] | None = None,
+) -> str:
+    """Fill spans and ``{param}`` placeholders (and ``extra`` names such as ``answer``, whose
+    raw ``values`` serve ``{=answer|GiB}``) in ``text``."""
+    if "{" in text:
+        text = render_spans(text, {**instance.facts, **(values or {})})
     if extra:
         merged = {**instance.shown, **extra}
         return fill(text, merged)
     return fill(text, instance.shown)
+
+
+def render_spans(text: str, env: Mapping[str, Value]) -> str:
+    """``text`` with each span replaced by what it shows: a rendered span by its formatted
+    value (left as written when the value is unknown), a checked span by its figure."""
+    spans, _ = find_spans(text)
+    if not spans:
+        return text
+    out: list[str] = []
+    i = 0
+    for span in spans:
+        if span.kind is SpanKind.CHECK:
+            shown = span.literal
+        else:
+            value = env.get(span.ref)
+            if value is None:
+                continue
+            try:
+                shown = (
+                    value.formula
+                    if value.formula is not None
+                    else format_value(value.value, value.dim, span.fmt)
+                )
+            except SpanError:
+                continue
+        out.append(text[i : span.start])
+        out.append(shown)
+        i = span.end
+    out.append(text[i:])
+    return "".join(out)
 
 
 def render_front(card: Card, instance: Instance) -> str:

@@ -172,6 +172,23 @@ class Executable:
         return bound
 
 
+@dataclass(frozen=True)
+class Constant:
+    """A declared fact that is a definition or a published figure, with its source.
+
+    Cards refer to constants by name (in spans and in ``expect`` formulas) instead of typing
+    the figure: ``fp16_bytes``, ``h100_reported_bytes``. ``value`` is in base units of
+    ``dimension`` (bytes, bytes/s, seconds, a count or a ratio); ``unit`` is how it is shown.
+    """
+
+    name: str
+    value: float
+    dimension: Dimension
+    source: str
+    unit: str = ""
+    summary: str = ""
+
+
 class ArgumentError(DeckError):
     """An argument that does not fit an executable's declaration."""
 
@@ -185,8 +202,36 @@ class Registry:
 
     def __init__(self, executables: Iterable[Executable] = ()) -> None:
         self._by_name: dict[str, Executable] = {}
+        self._constants: dict[str, Constant] = {}
+        self._terms: set[str] = set()
         for ex in executables:
             self.add(ex)
+
+    def add_constant(self, constant: Constant) -> Constant:
+        """Declare a constant; its name must be new and its value finite."""
+        if constant.name in self._constants:
+            raise ValueError(f"constant {constant.name!r} declared twice")
+        if not math.isfinite(constant.value):
+            raise ValueError(f"constant {constant.name!r} is not finite")
+        if not constant.source.strip():
+            raise ValueError(f"constant {constant.name!r} has no source")
+        self._constants[constant.name] = constant
+        return constant
+
+    def constant(self, name: str) -> Constant | None:
+        return self._constants.get(name)
+
+    @property
+    def constants(self) -> Mapping[str, Constant]:
+        return dict(self._constants)
+
+    def add_terms(self, *terms: str) -> None:
+        """Words that start with a digit but name things, not quantities (``1F1B``, ``3D``)."""
+        self._terms.update(terms)
+
+    @property
+    def terms(self) -> frozenset[str]:
+        return frozenset(self._terms)
 
     def add(self, executable: Executable) -> Executable:
         if executable.name in self._by_name:

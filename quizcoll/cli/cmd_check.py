@@ -63,22 +63,24 @@ def run(args: argparse.Namespace) -> int:
                 "claims": report.claims,
                 "claim_points": report.claim_points,
                 "instances": report.instances,
-                "failures": [f.to_dict() | {"text": f.format()} for f in report.failures],
+                "failures": [f.to_dict() | {"text": f.format()} for f in report.errors],
+                "warnings": [f.to_dict() | {"text": f.format()} for f in report.warnings],
             }
         )
     else:
         report_problems(collection.problems)
         for f in report.failures:
             print(f.format(), file=sys.stderr)
+        warned = f", {len(report.warnings)} warning(s)" if report.warnings else ""
         print(
             f"{len(collection.cards)} valid card(s) in {len(collection.files)} file(s); "
             f"{report.claims} claim(s) checked at {report.claim_points:,} point(s); "
             f"{report.instances:,} instance(s) solved; "
-            f"{len(collection.problems)} problem(s), {len(report.failures)} failure(s)"
+            f"{len(collection.problems)} problem(s), {len(report.errors)} failure(s){warned}"
         )
     if collection.problems:
         return 2
-    return 1 if report.failures else 0
+    return 1 if report.errors else 0
 
 
 def _list_executables(as_json: bool) -> int:
