@@ -1,10 +1,5 @@
-"""Declared constants: definitions and published figures that cards refer to by name.
-
-A card never types "2 bytes per fp16 value" or "an H100 reports 81,559 MiB": it shows
-``{=fp16_bytes}`` or checks ``{~81,559 MiB=h100_80gb_reported}``, and its ``expect``
-formulas use the same names. Each figure lives here once, with its source; figures that
-the calculators already hold (the GPU catalog) are taken from them, not typed again.
-"""
+"""Constants every deck uses: unit prefixes, bytes per number format, training and serving
+figures, and each catalog GPU's reported memory (taken from the catalog, not typed again)."""
 
 from __future__ import annotations
 
@@ -13,7 +8,7 @@ from deck.units import Dim
 
 GB, GIB = 10**9, 2**30
 
-_DEFINITIONS: tuple[Constant, ...] = (
+CONSTANTS: tuple[Constant, ...] = (
     # Units (SI and IEC 80000-13 prefixes).
     Constant("kb", 1e3, Dim.BYTES, "SI prefix kilo = 10^3", "B"),
     Constant("mb", 1e6, Dim.BYTES, "SI prefix mega = 10^6", "B"),
@@ -84,7 +79,3 @@ def gpu_constants() -> tuple[Constant, ...]:
         )
         for gpu in GPUS
     )
-
-
-def all_constants() -> tuple[Constant, ...]:
-    return _DEFINITIONS + gpu_constants()
