@@ -40,7 +40,19 @@ MAX_SWEEP_POINTS = 2000
 
 FILE_KEYS = ("deck", "tags", "source", "unproven", "cards")
 UNPROVEN_POLICIES = ("error", "warn")
-COMMON_KEYS = ("id", "type", "front", "back", "deck", "tags", "source", "hint", "params", "verify")
+COMMON_KEYS = (
+    "id",
+    "type",
+    "front",
+    "back",
+    "deck",
+    "tags",
+    "source",
+    "hint",
+    "params",
+    "constraints",
+    "verify",
+)
 TYPE_KEYS: dict[CardType, tuple[str, ...]] = {
     CardType.BASIC: (),
     CardType.CHOICE: ("options", "correct", "shuffle"),
@@ -387,6 +399,7 @@ class _FileValidator:
 
         fact_names = {c.name for c in claims if c.name}
         names = param_names | declared | fact_names | self.constant_names
+        constraints = self.constraints(m, param_names | declared | fact_names)
         answered = ctype in (CardType.NUMERIC, CardType.FORMULA, CardType.CHOICE)
         computed = (
             ctype is CardType.NUMERIC and isinstance(m.get("answer"), LMap) and "run" in m["answer"]
@@ -435,7 +448,33 @@ class _FileValidator:
             location=self.loc(pos),
             origins=origins,
             unproven=self.unproven,
+            constraints=constraints,
         )
+
+    def constraints(self, m: LMap, names: set[str]) -> tuple[Any, ...]:
+        """``constraints:``, a list of comparisons over parameters, facts and constants."""
+        from deck.constraints import ConstraintError, parse_constraint
+
+        texts = self.str_list(m, "constraints", "constraints")
+        out = []
+        raw = m.get("constraints")
+        for i, text in enumerate(texts):
+            pos = raw.where(i) if isinstance(raw, LList) else m.where("constraints")
+            try:
+                c = parse_constraint(text)
+            except ConstraintError as exc:
+                self.report(pos, f"constraints[{i}]", str(exc))
+                continue
+            unknown = sorted(c.names - names - self.constant_names)
+            if unknown:
+                self.report(
+                    pos,
+                    f"constraints[{i}]",
+                    f"unknown name(s) {', '.join(unknown)}: use parameters, facts or constants",
+                )
+                continue
+            out.append(c)
+        return tuple(out)
 
     def result_names(self, comp: Computation) -> set[str]:
         if self.registry is None or comp.run not in self.registry:

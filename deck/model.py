@@ -200,6 +200,8 @@ class Card:
     origins: Mapping[str, TextOrigin] = field(default_factory=dict, compare=False, repr=False)
     # "error": a number no span proves fails check; "warn": it is listed, check passes.
     unproven: str = "error"
+    # What a realistic instance satisfies (deck.constraints.Constraint): draws reject others.
+    constraints: tuple[Any, ...] = ()
 
     def facts(self) -> dict[str, Claim]:
         """The named claims, by name."""

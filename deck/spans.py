@@ -279,7 +279,9 @@ def parse_number_literal(text: str, dim: units.Dim | None = None) -> NumberLiter
         value = float(int(power.group("base")) ** exponent) if exponent >= 0 else 0.0
         if exponent < 0:
             value = float(power.group("base")) ** exponent
-        return _scaled(value, 1e-12 * abs(value), power.group("rest").strip(), dim, original)
+        spaced = s[power.end("exp") : power.end("exp") + 1].isspace()
+        rest = power.group("rest").strip()
+        return _scaled(value, 1e-12 * abs(value), rest, dim, original, attached=not spaced)
     m = _MANTISSA.match(s)
     if m is None:
         raise SpanError(f"{original!r} is not a figure (a number with an optional unit)")

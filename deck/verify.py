@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from deck.checking import CheckError, check_answer, resolve_value, solve
+from deck.constraints import MIN_INSTANCES
 from deck.errors import DeckError
 from deck.facts import constant_values
 from deck.failures import Failure
-from deck.instances import Instance, draw, render_front, render_options, sweep
+from deck.instances import Instance, draw, instance_count, render_front, render_options, sweep
 from deck.model import Card, CardType, Claim, Collection
 from deck.placeholders import placeholders
 from deck.proofs import (
@@ -78,6 +79,7 @@ def run_checks(
                 failures.extend(fails)
         if registry is not None:
             failures.extend(prove_formula_answer(card, registry))
+        failures.extend(_instance_space(card, registry))
         n, fails = check_instances(card, registry, seeds)
         instances += n
         points += n * sum(1 for c in card.verify if not c.where)
@@ -138,6 +140,23 @@ def check_claim(
             if len(failures) >= 3:  # a wrong claim fails everywhere; three points say enough
                 break
     return n, failures
+
+
+def _instance_space(card: Card, registry: Registry | None) -> list[Failure]:
+    """A parametric card must offer ``MIN_INSTANCES`` distinct instances (or none to vary)."""
+    if not card.params:
+        return []
+    count = instance_count(card, registry)
+    if count is None or count >= MIN_INSTANCES or (count == 1 and not card.constraints):
+        return []
+    if count == 0:
+        message = "no instance satisfies the constraints"
+    else:
+        message = (
+            f"only {count} distinct instance(s) (at least {MIN_INSTANCES}, so answers are "
+            "computed, not remembered): add values or widen ranges"
+        )
+    return [Failure(card.id, card.location, "params", message, warning=card.unproven == "warn")]
 
 
 def _number(v: Any) -> bool:
