@@ -13,7 +13,7 @@ from deck import units
 from deck.coverage import card_coverage
 from deck.loader import load_collection, load_text
 from deck.model import Collection
-from deck.mutation import file_mutations, run_mutations, text_edits
+from deck.mutation import run_mutations, text_edits
 from deck.prose import Kind, unproven
 from deck.spans import (
     FormatKind,
