@@ -36,6 +36,19 @@ def _weights(model: str, dtype: str) -> tuple[Any, int]:
     return cfg, weight_bytes(tensors(cfg), parse_format(dtype)).total_bytes
 
 
+def _check_positions(cfg: Any, tokens: int) -> None:
+    """Learned position embeddings (GPT-2) end at max_position_embeddings; RoPE models may go on."""
+    if (
+        cfg.learned_positions
+        and cfg.max_position_embeddings
+        and tokens > cfg.max_position_embeddings
+    ):
+        raise ArgumentError(
+            f"{cfg.name} has learned position embeddings for {cfg.max_position_embeddings} "
+            f"tokens; {tokens} is longer"
+        )
+
+
 def _kv_bytes(kv_dtype: str) -> int:
     return parse_kv_dtype(kv_dtype).bits // 8
 
@@ -90,6 +103,7 @@ def decode(
 ) -> dict[str, Any]:
     """One decode step: bytes read (weights + KV caches), FLOPs, memory vs compute time."""
     cfg, weights = _weights(model, dtype)
+    _check_positions(cfg, context + 1)
     kv = _kv_bytes(kv_dtype)
     device = find_gpu(gpu)
     bandwidth = compute_specs(device).hbm_bandwidth
@@ -143,6 +157,7 @@ def request(
     if output > MAX_OUTPUT:
         raise ArgumentError(f"output: at most {MAX_OUTPUT:,} tokens, got {output:,}")
     cfg, weights = _weights(model, dtype)
+    _check_positions(cfg, prompt + output)
     kv = _kv_bytes(kv_dtype)
     device = find_gpu(gpu)
     bandwidth = compute_specs(device).hbm_bandwidth

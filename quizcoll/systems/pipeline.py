@@ -24,7 +24,8 @@ below hold to the last bit and cards can check them as independent claims:
   the input-gradient pass B (t_b) and the weight-gradient pass W (t_w); stage s runs W of
   micro-batch i right after B of micro-batch i + s. Bubble (p − 1)(t_f + t_b − t_w) against
   1F1B's (p − 1)(t_f + t_b + t_w) (their Table 2): a third when t_f = t_b = t_w, at the same
-  peak of p micro-batches on the first stage.
+  peak of p micro-batches on the first stage. The closed form needs m ≥ p and
+  t_w ≤ min(t_f, t_b): with fewer micro-batches, or a longer W, there is less to fill with.
 
 ``t_weight`` is part of the backward pass in every schedule but ZB-H1, which runs it apart.
 """
