@@ -22,7 +22,9 @@ MODULES: tuple[str, ...] = (
     "training",
     "compute",
     "serving",
+    "serving_kv",
     "parallel",
+    "layout",
     "numerics",
 )
 
