@@ -14,20 +14,9 @@ import pytest
 from deck.loader import load_text
 from deck.verify import check_claim
 from quizcoll.executables import build_registry
+from quizcoll.executables.common import SYSTEMS_NAMESPACES as SYSTEMS
 
 FIXTURE = Path(__file__).parent / "fixtures" / "systems_claims.yaml"
-SYSTEMS = (
-    "pipeline",
-    "training",
-    "gpu",
-    "serving",
-    "context",
-    "moe",
-    "layout",
-    "precision",
-    "finetune",
-    "allocator",
-)
 
 
 def _cards() -> list:

@@ -7,19 +7,7 @@ import pytest
 
 from deck.registry import ArgumentError, Dimension
 from quizcoll.executables import build_registry
-
-SYSTEMS = (
-    "pipeline",
-    "training",
-    "gpu",
-    "serving",
-    "context",
-    "moe",
-    "layout",
-    "precision",
-    "finetune",
-    "allocator",
-)
+from quizcoll.executables.common import SYSTEMS_NAMESPACES as SYSTEMS
 
 CALLS = {
     "pipeline.schedule": {"schedule": "1f1b", "stages": 4, "micro_batches": 8},

@@ -147,6 +147,18 @@ def test_vllm_tp_rule(tp: int, heads: int, kv: int, valid: bool) -> None:
     assert lo.serving_tp_valid(tp, heads, kv) is valid
 
 
+def _tp(model: str, gpu: str, dtype: str) -> lo.TpChoice:
+    return lo.tp_degree(
+        load_model(model),
+        parse_format(dtype),
+        find_gpu(gpu),
+        context=4096,
+        batch=1,
+        utilization=0.9,
+        overhead_bytes=2**30,
+    )
+
+
 @pytest.mark.parametrize(
     ("model", "gpu", "dtype", "tp", "degrees"),
     [
@@ -158,15 +170,7 @@ def test_vllm_tp_rule(tp: int, heads: int, kv: int, valid: bool) -> None:
     ],
 )
 def test_smallest_valid_tp_degree(model, gpu, dtype, tp, degrees) -> None:
-    choice = lo.tp_degree(
-        load_model(model),
-        parse_format(dtype),
-        find_gpu(gpu),
-        context=4096,
-        batch=1,
-        utilization=0.9,
-        overhead_bytes=2**30,
-    )
+    choice = _tp(model, gpu, dtype)
     assert choice.tp == tp
     assert choice.valid_degrees == degrees
     assert (choice.per_gpu_bytes <= choice.usable_bytes) == (tp > 0)
@@ -181,14 +185,6 @@ def test_smallest_valid_tp_degree(model, gpu, dtype, tp, degrees) -> None:
     ],
 )
 def test_tp_degree_skips_counts_the_heads_forbid(model, gpu, dtype, memory, tp) -> None:
-    choice = lo.tp_degree(
-        load_model(model),
-        parse_format(dtype),
-        find_gpu(gpu),
-        context=4096,
-        batch=1,
-        utilization=0.9,
-        overhead_bytes=2**30,
-    )
+    choice = _tp(model, gpu, dtype)
     assert (choice.memory_gpus, choice.tp) == (memory, tp)
     assert memory not in choice.valid_degrees

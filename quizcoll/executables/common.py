@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from deck.registry import Param, ParamKind
+from deck.registry import Dimension, Param, ParamKind
 from deck.units import format_bytes_both, format_number
 from quizcoll.executables import refusals_as_argument_errors
 
@@ -18,6 +18,23 @@ from quizcoll.executables import refusals_as_argument_errors
 VALUE_BYTES: dict[str, float] = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1}
 MAX_PARAMS = 1e13
 MAX_TOKENS = 1e16
+
+# The namespaces of the systems executables (pipeline.*, training.*, ...).
+SYSTEMS_NAMESPACES: tuple[str, ...] = (
+    "pipeline",
+    "training",
+    "gpu",
+    "serving",
+    "context",
+    "moe",
+    "layout",
+    "precision",
+    "finetune",
+    "allocator",
+)
+
+# Field dimensions, short: bytes, counts, ratios, seconds, text.
+B, C, R, S, T = Dimension.BYTES, Dimension.COUNT, Dimension.RATIO, Dimension.SECONDS, Dimension.TEXT
 
 
 def _refusals() -> tuple[type[Exception], ...]:
@@ -77,3 +94,29 @@ def sci(x: float) -> str:
 
 def yes(flag: bool) -> str:
     return "yes" if flag else "no"
+
+
+def utilization_param() -> Param:
+    from quizcoll.memory.gpus import DEFAULT_UTILIZATION
+
+    return Param(
+        "utilization",
+        ParamKind.FLOAT,
+        "usable fraction of GPU memory",
+        minimum=0.05,
+        maximum=1.0,
+        default=DEFAULT_UTILIZATION,
+    )
+
+
+def overhead_param() -> Param:
+    from quizcoll.memory.inference import DEFAULT_OVERHEAD_BYTES
+
+    return Param(
+        "overhead",
+        ParamKind.BYTES,
+        "runtime overhead per GPU",
+        minimum=0,
+        maximum=2**40,
+        default=DEFAULT_OVERHEAD_BYTES,
+    )

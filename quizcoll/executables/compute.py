@@ -11,7 +11,18 @@ from typing import Any
 
 from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
 from deck.units import format_rate, format_seconds
-from quizcoll.executables.common import MAX_TOKENS, count_param, guard, num, params_param, sci
+from quizcoll.executables.common import (
+    MAX_TOKENS,
+    B,
+    C,
+    R,
+    T,
+    count_param,
+    guard,
+    num,
+    params_param,
+    sci,
+)
 from quizcoll.memory.catalog import load_model, model_names
 from quizcoll.memory.gpus import COMPUTE_DTYPES, compute_specs, find_gpu, gpu_names, peak_flops
 from quizcoll.systems import flops as fl
@@ -41,13 +52,24 @@ def _explain_specs(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     )
 
 
-def _attention(model: str | None, layers: int, heads: int, head_dim: int) -> fl.Attention:
+def _flops(
+    params: int,
+    tokens: float,
+    seq_len: int,
+    model: str | None,
+    layers: int,
+    heads: int,
+    head_dim: int,
+    recompute: str,
+) -> fl.TrainingFlops:
+    """Training FLOPs with the attention shape from a catalog model or given explicitly."""
     if model is not None:
         if layers or heads or head_dim:
             raise ArgumentError("give either model or layers/heads/head_dim, not both")
         cfg = load_model(model)
-        return fl.Attention(cfg.num_layers, cfg.num_heads, cfg.head_dim)
-    return fl.Attention(layers, heads, head_dim)
+        layers, heads, head_dim = cfg.num_layers, cfg.num_heads, cfg.head_dim
+    attention = fl.Attention(layers, heads, head_dim)
+    return fl.training_flops(params, tokens, seq_len, attention, fl.check_recompute(recompute))
 
 
 def training_flops(
@@ -61,13 +83,7 @@ def training_flops(
     recompute: str = "none",
 ) -> dict[str, Any]:
     """Training FLOPs: 6N per token plus 12·L·H·Q·T attention (PaLM), and recomputation's extra."""
-    f = fl.training_flops(
-        params,
-        tokens,
-        seq_len,
-        _attention(model, layers, heads, head_dim),
-        fl.check_recompute(recompute),
-    )
+    f = _flops(params, tokens, seq_len, model, layers, heads, head_dim, recompute)
     return {
         "model_flops": f.model_flops,
         "hardware_flops": f.hardware_flops,
@@ -134,13 +150,7 @@ def mfu(
     recompute: str = "none",
 ) -> dict[str, Any]:
     """MFU and HFU (PaLM App. B) of a measured training throughput."""
-    f = fl.training_flops(
-        params,
-        1,
-        seq_len,
-        _attention(model, layers, heads, head_dim),
-        fl.check_recompute(recompute),
-    )
+    f = _flops(params, 1, seq_len, model, layers, heads, head_dim, recompute)
     u = fl.utilization(tokens_per_second, gpus, peak_flops(find_gpu(gpu), dtype), f)
     return {
         "mfu": u.mfu,
@@ -191,7 +201,6 @@ def _explain_chinchilla(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
 
 
 def register(registry: Registry) -> None:
-    B, C, R, T = Dimension.BYTES, Dimension.COUNT, Dimension.RATIO, Dimension.TEXT
     gpu = Param("gpu", ParamKind.STR, "GPU", choices=gpu_names(), default="h100-80gb")
     dtype = Param(
         "dtype", ParamKind.STR, "tensor-core dtype", choices=COMPUTE_DTYPES, default="bf16"

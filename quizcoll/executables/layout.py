@@ -8,13 +8,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
+from deck.registry import ArgumentError, Field, Param, ParamKind, Registry
 from quizcoll.executables.common import (
     MAX_PARAMS,
+    B,
+    C,
+    T,
     count_param,
     dtype_param,
     guard,
+    overhead_param,
     sizes,
+    utilization_param,
     value_bytes,
     yes,
 )
@@ -195,7 +200,6 @@ def _explain_tp(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
 
 
 def register(registry: Registry) -> None:
-    B, C, T = Dimension.BYTES, Dimension.COUNT, Dimension.TEXT
     from quizcoll.executables.memory import FORMATS
     from quizcoll.memory.formats import KV_DTYPES
 
@@ -274,22 +278,8 @@ def register(registry: Registry) -> None:
             ),
             count_param("context", "tokens per sequence", 1e7, default=4096),
             count_param("batch", "sequences", 4096, default=1),
-            Param(
-                "utilization",
-                ParamKind.FLOAT,
-                "usable fraction of GPU memory",
-                minimum=0.05,
-                maximum=1.0,
-                default=DEFAULT_UTILIZATION,
-            ),
-            Param(
-                "overhead",
-                ParamKind.BYTES,
-                "runtime overhead per GPU",
-                minimum=0,
-                maximum=2**40,
-                default=inference.DEFAULT_OVERHEAD_BYTES,
-            ),
+            utilization_param(),
+            overhead_param(),
             count_param("gpus_per_node", "GPUs per node", 64, default=8),
         ],
         fields=[

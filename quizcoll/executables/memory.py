@@ -10,6 +10,7 @@ from typing import Any
 
 from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
 from quizcoll.executables import refusals_as_argument_errors
+from quizcoll.executables.common import overhead_param, utilization_param
 from quizcoll.memory import inference, training
 from quizcoll.memory.catalog import load_model, model_names
 from quizcoll.memory.errors import MemoryInputError
@@ -561,22 +562,8 @@ def register(registry: Registry) -> None:
         default=4096,
     )
     batch = Param("batch", ParamKind.INT, "sequences", minimum=1, maximum=MAX_BATCH, default=1)
-    utilization = Param(
-        "utilization",
-        ParamKind.FLOAT,
-        "usable fraction of GPU memory",
-        minimum=0.05,
-        maximum=1.0,
-        default=DEFAULT_UTILIZATION,
-    )
-    overhead = Param(
-        "overhead",
-        ParamKind.BYTES,
-        "runtime overhead per GPU",
-        minimum=0,
-        maximum=2**40,
-        default=inference.DEFAULT_OVERHEAD_BYTES,
-    )
+    utilization = utilization_param()
+    overhead = overhead_param()
     gpu_count = Param("gpus", ParamKind.INT, "number of GPUs", minimum=1, maximum=4096, default=1)
     flash = Param("flash_attention", ParamKind.BOOL, "FlashAttention (no T×T scores)", default=True)
 

@@ -9,9 +9,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
+from deck.registry import ArgumentError, Field, Param, ParamKind, Registry
 from deck.units import format_rate, format_seconds
-from quizcoll.executables.common import count_param, guard, num, params_param, sci, sizes, yes
+from quizcoll.executables.common import (
+    B,
+    C,
+    R,
+    S,
+    T,
+    count_param,
+    guard,
+    num,
+    params_param,
+    sci,
+    sizes,
+    yes,
+)
 from quizcoll.memory.catalog import load_model, model_names
 from quizcoll.systems import allocator as al
 from quizcoll.systems import finetune as ft
@@ -196,13 +209,6 @@ def _explain_block(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
 
 
 def register(registry: Registry) -> None:
-    B, C, R, S, T = (
-        Dimension.BYTES,
-        Dimension.COUNT,
-        Dimension.RATIO,
-        Dimension.SECONDS,
-        Dimension.TEXT,
-    )
     fmt = Param("format", ParamKind.STR, "floating-point format", choices=pr.FORMAT_NAMES)
     registry.add_function(
         "precision.format",

@@ -8,8 +8,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
+from deck.registry import ArgumentError, Field, Param, ParamKind, Registry
 from quizcoll.executables.common import (
+    B,
+    C,
+    R,
+    T,
     count_param,
     dtype_param,
     guard,
@@ -150,7 +154,6 @@ def _explain_balance(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
 
 
 def register(registry: Registry) -> None:
-    B, C, R, T = Dimension.BYTES, Dimension.COUNT, Dimension.RATIO, Dimension.TEXT
 
     optional_model = Param(
         "model", ParamKind.STR, "a built-in model", choices=model_names(), default=None

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from deck.registry import Dimension, Field, Param, ParamKind, Registry
-from quizcoll.executables.common import guard, num
+from quizcoll.executables.common import C, R, guard, num
 from quizcoll.systems import pipeline as pp
 
 _FORMS = {
@@ -89,7 +89,7 @@ def _explain_micro_batches(args: Mapping[str, Any], r: Mapping[str, Any]) -> str
 
 
 def register(registry: Registry) -> None:
-    R, C, U = Dimension.RATIO, Dimension.COUNT, Dimension.RATIO  # U: time in the input unit
+    U = Dimension.RATIO  # a time in the durations' own unit
     stages = Param(
         "stages", ParamKind.INT, "pipeline stages p (GPUs)", minimum=1, maximum=pp.MAX_STAGES
     )

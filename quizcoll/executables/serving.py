@@ -13,7 +13,7 @@ from typing import Any
 
 from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
 from deck.units import format_rate, format_seconds
-from quizcoll.executables.common import count_param, guard, num, sci, sizes
+from quizcoll.executables.common import B, C, R, S, T, count_param, guard, num, sci, sizes
 from quizcoll.memory import inference
 from quizcoll.memory.catalog import load_model, model_names
 from quizcoll.memory.formats import KV_DTYPES, parse_kv_dtype
@@ -206,13 +206,6 @@ def _explain_request(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
 
 
 def register(registry: Registry) -> None:
-    B, C, R, S, T = (
-        Dimension.BYTES,
-        Dimension.COUNT,
-        Dimension.RATIO,
-        Dimension.SECONDS,
-        Dimension.TEXT,
-    )
     from quizcoll.executables.memory import FORMATS
 
     gpu = Param("gpu", ParamKind.STR, "GPU", choices=gpu_names(), default="h100-80gb")

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
-from quizcoll.executables.common import count_param, guard, num, sizes
+from deck.registry import ArgumentError, Field, Param, ParamKind, Registry
+from quizcoll.executables.common import B, C, R, count_param, guard, num, sizes
 from quizcoll.executables.serving import COMPUTE_BYTES, MAX_CONTEXT, kv_value_bytes
 from quizcoll.memory import inference
 from quizcoll.memory.catalog import load_model, model_names
@@ -149,7 +149,6 @@ def _explain_mla(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
 
 
 def register(registry: Registry) -> None:
-    B, C, R = Dimension.BYTES, Dimension.COUNT, Dimension.RATIO
     optional_model = Param(
         "model", ParamKind.STR, "a built-in model", choices=model_names(), default=None
     )

@@ -8,8 +8,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deck.registry import Dimension, Field, Param, ParamKind, Registry
+from deck.registry import Field, Param, ParamKind, Registry
 from quizcoll.executables.common import (
+    B,
+    C,
+    R,
+    T,
     count_param,
     dtype_param,
     guard,
@@ -167,7 +171,6 @@ def _explain_batch(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
 
 
 def register(registry: Registry) -> None:
-    B, C, R, T = Dimension.BYTES, Dimension.COUNT, Dimension.RATIO, Dimension.TEXT
     gpus = count_param("gpus", "data-parallel GPUs", MAX_GPUS)
     registry.add_function(
         "training.bytes_per_param",

@@ -123,30 +123,29 @@ def _c(bandwidth_gb_s: float, source: str, **tflops: float) -> GpuCompute:
     return GpuCompute(bandwidth_gb_s * 1e9, tuple(tflops.items()), source)
 
 
+# Tensor cores shared by several parts (dense TFLOP/s).
+_AMPERE_A100 = {"fp16": 312, "bf16": 312, "tf32": 156}
+_HOPPER_SXM = {"fp16": 989.4, "bf16": 989.4, "fp8": 1978.9, "tf32": 494.7}
+_V100_SOURCE = "NVIDIA V100 datasheet, SXM2 (900 GB/s; 125 tensor TFLOPS, FP16)"
+
+
 # Dense tensor-core TFLOP/s and memory bandwidth, per GPU key of GPUS.
 COMPUTE: dict[str, GpuCompute] = {
     "a100-80gb": _c(
         2039,
         "NVIDIA A100 datasheet (SXM4 80GB: 2,039 GB/s; BF16/FP16 312, TF32 156 TFLOPS dense)",
-        fp16=312,
-        bf16=312,
-        tf32=156,
+        **_AMPERE_A100,
     ),
     "a100-40gb": _c(
         1555,
         "NVIDIA A100 datasheet (40GB: 1,555 GB/s; BF16/FP16 312, TF32 156 TFLOPS dense)",
-        fp16=312,
-        bf16=312,
-        tf32=156,
+        **_AMPERE_A100,
     ),
     "h100-80gb": _c(
         3350,
         "NVIDIA H100 datasheet, SXM5 (3.35 TB/s; BF16/FP16 1,979, FP8 3,958, TF32 989 TFLOPS "
         "with sparsity) and the Hopper whitepaper's dense 989.4 / 1,978.9 / 494.7",
-        fp16=989.4,
-        bf16=989.4,
-        fp8=1978.9,
-        tf32=494.7,
+        **_HOPPER_SXM,
     ),
     "h100-pcie": _c(
         2000,
@@ -161,10 +160,7 @@ COMPUTE: dict[str, GpuCompute] = {
         4800,
         "NVIDIA H200 datasheet, SXM (4.8 TB/s; the H100 SXM's tensor cores: BF16 1,979, "
         "FP8 3,958 TFLOPS with sparsity)",
-        fp16=989.4,
-        bf16=989.4,
-        fp8=1978.9,
-        tf32=494.7,
+        **_HOPPER_SXM,
     ),
     "b200": _c(
         7700,
@@ -176,12 +172,8 @@ COMPUTE: dict[str, GpuCompute] = {
         fp4=9000,
         tf32=1100,
     ),
-    "v100-16gb": _c(
-        900, "NVIDIA V100 datasheet, SXM2 (900 GB/s; 125 tensor TFLOPS, FP16)", fp16=125
-    ),
-    "v100-32gb": _c(
-        900, "NVIDIA V100 datasheet, SXM2 (900 GB/s; 125 tensor TFLOPS, FP16)", fp16=125
-    ),
+    "v100-16gb": _c(900, _V100_SOURCE, fp16=125),
+    "v100-32gb": _c(900, _V100_SOURCE, fp16=125),
     "a10": _c(
         600,
         "NVIDIA A10 datasheet (600 GB/s; BF16/FP16 125, TF32 62.5 TFLOPS dense)",
