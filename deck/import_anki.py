@@ -35,6 +35,9 @@ MAX_COLLECTION_BYTES = 512 * 1024 * 1024  # the SQLite collection, uncompressed
 MAX_NOTES = 50_000
 MAX_FIELD_CHARS = 60_000  # a card file value may hold 64 KiB of text
 SQLITE_STEPS = 2_000_000_000  # virtual-machine steps SQLite may spend on our queries
+SQLITE_MAX_VALUE = 64 * 1024 * 1024  # the longest string or blob SQLite may build for us
+_READ_TABLES = ("notes", "cards", "col", "notetypes", "fields", "decks")
+_STEP_CHECK = 1000  # SQLite calls our budget every this many steps
 _MEMBERS = ("collection.anki21b", "collection.anki21", "collection.anki2")
 _CHUNK = 1 << 20
 _TAG = re.compile(r"<[^>]*>")
@@ -118,23 +121,37 @@ def _connect(db: Path, path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
     steps = [0]
 
-    def budget() -> int:
-        steps[0] += 1
-        return 1 if steps[0] * 10_000 > SQLITE_STEPS else 0
+    def budget() -> int:  # a non-zero return interrupts the query
+        steps[0] += _STEP_CHECK
+        return 1 if steps[0] > SQLITE_STEPS else 0
 
-    conn.set_progress_handler(budget, 10_000)
+    conn.set_progress_handler(budget, _STEP_CHECK)
+    # A hostile schema (generated columns, views) must not make SQLite build huge values.
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, SQLITE_MAX_VALUE)
     try:
         conn.execute("PRAGMA trusted_schema = OFF")
         conn.execute("PRAGMA query_only = ON")
         kinds = dict(conn.execute("SELECT name, type FROM sqlite_master"))
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise ImportFailure(f"{path}: not an Anki collection ({exc})") from None
+        raise _database_failure(path, exc, "not an Anki collection") from None
     for table in ("notes", "cards", "col"):
         if kinds.get(table) != "table":
             conn.close()
             raise ImportFailure(f"{path}: not an Anki collection (no {table!r} table)")
+    # Computed (generated) columns run the file's own expressions on every read: refuse them.
+    for table in [t for t, kind in kinds.items() if kind == "table" and t in _READ_TABLES]:
+        hidden = conn.execute("SELECT max(hidden) FROM pragma_table_xinfo(?)", (table,))
+        if (hidden.fetchone() or (0,))[0]:
+            conn.close()
+            raise ImportFailure(f"{path}: not an Anki collection (computed columns in {table!r})")
     return conn
+
+
+def _database_failure(path: Path, exc: sqlite3.DatabaseError, what: str) -> ImportFailure:
+    if "interrupted" in str(exc):
+        return ImportFailure(f"{path}: reading the collection took too much work (a hostile file?)")
+    return ImportFailure(f"{path}: {what} ({exc})")
 
 
 def _protobuf_varint(blob: bytes, field: int) -> int:
@@ -219,7 +236,7 @@ def read_package(path: Path) -> tuple[list[ImportedNote], list[Skipped]]:
         try:
             return _read(conn, path)
         except sqlite3.DatabaseError as exc:
-            raise ImportFailure(f"{path}: damaged collection: {exc}") from None
+            raise _database_failure(path, exc, "damaged collection") from None
         except (ValueError, TypeError, json.JSONDecodeError) as exc:
             raise ImportFailure(f"{path}: damaged collection: {exc}") from None
         finally:

@@ -15,7 +15,8 @@ import re
 from html.parser import HTMLParser
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&~|#{}])")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufeff]")
+_SEPARATOR = re.compile(r"[\u2028\u2029]")
 _SOUND = re.compile(r"\[sound:[^\]]*\]")
 _SPACES = re.compile(r"[ \t\r\n\f\v]+")
 _NESTED_ITEM = re.compile(r"^(  )+(- |\d+\. )")
@@ -35,8 +36,9 @@ def escape_markdown(text: str) -> str:
 
 
 def clean_text(text: str) -> str:
-    """Control characters (other than tab and newline) removed: YAML cannot hold them raw."""
-    return _CONTROL.sub("", text)
+    """Control characters (other than tab and newline) removed and Unicode line separators
+    made newlines: YAML cannot hold the one raw and reads the other as a line break."""
+    return _SEPARATOR.sub("\n", _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n")))
 
 
 class _Converter(HTMLParser):

@@ -92,7 +92,7 @@ def deck_name(source: str) -> str:
 
 def tag_name(tag: str) -> str | None:
     """A tag the loader accepts (``a::b`` → ``a/b``), or None when nothing is left of it."""
-    text = re.sub(r"[^\w./+-]+", "-", tag.replace("::", "/")).strip("-./+_")
+    text = re.sub(r"[^\w./+-]+", "-", tag.replace("::", "/")).lstrip("-./+_").rstrip("-/")
     return text if text and _TAG_OK.match(text) else None
 
 
