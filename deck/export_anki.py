@@ -50,11 +50,13 @@ def note_type(root: str) -> NoteType:
 def _markdown() -> Any:
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    # Raw HTML in card text is escaped, not passed on: a card file from anywhere must not be
+    # able to put script into someone's Anki.
+    return MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
 
 
 def markdown_html(text: str) -> str:
-    """Card Markdown as HTML for an Anki field."""
+    """Card Markdown as HTML for an Anki field (raw HTML in it shows as text)."""
     return _markdown().render(text).strip() if text.strip() else ""
 
 
