@@ -136,6 +136,14 @@ def format_answer(value: float, dim: units.Dim | None, unit: str) -> str:
     return units.format_value(value, dim, unit)
 
 
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span, with a fence longer than any backtick run inside."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def solve(card: Card, instance: Instance, registry: Registry | None) -> Solution:
     """Compute the exact answer of ``instance``; raise :class:`CheckError` if that fails."""
     a = card.answer
@@ -144,7 +152,10 @@ def solve(card: Card, instance: Instance, registry: Registry | None) -> Solution
 
         expr = parse(a.formula)
         formula_value = Value(a.formula, units.Dim.TEXT, formula=a.formula)
-        back = render_text(card.back, instance, {"answer": str(expr)}, {"answer": formula_value})
+        # A code span: inside **{answer}** the formula's * would otherwise be read as emphasis.
+        back = render_text(
+            card.back, instance, {"answer": code_span(str(expr))}, {"answer": formula_value}
+        )
         return Solution(None, str(expr), back=back, formula=a.formula, typed=str(expr))
     if card.type is CardType.CHOICE:
         order = instance.option_order or tuple(range(len(card.options)))

@@ -16,7 +16,9 @@ from quizcoll.cli.common import UsageError, add_json_argument, emit
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument(
-        "--model", metavar="NAME", help="a built-in model (llama-3-8b, mixtral-8x7b ...)"
+        "--model",
+        metavar="NAME",
+        help="a built-in model (llama-3-8b, mixtral-8x7b ...) or a Hugging Face repo ORG/NAME",
     )
     source.add_argument(
         "--config", metavar="CONFIG_JSON", type=Path, help="a Hugging Face config.json"

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from deck import units
 from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
 from quizcoll.executables import refusals_as_argument_errors
 from quizcoll.executables.common import overhead_param, utilization_param
@@ -36,7 +37,7 @@ FORMATS: tuple[str, ...] = (*PLAIN_BITS, "gptq", "awq", *GGUF_FORMATS)
 
 
 def _gb(n: float) -> str:
-    return f"{n / 1e9:,.2f} GB = {n / 2**30:,.2f} GiB"
+    return units.format_bytes_pair(n)
 
 
 def _sci(n: float) -> str:
@@ -208,7 +209,7 @@ def _explain_kv(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     text = (
         f"2 (K and V) × {r['layers']} layers × {r['kv_heads']} KV heads × {r['head_dim']} × "
         f"{r['kv_dtype_bytes']} B = {r['kv_bytes_per_token']:,} B per token; × "
-        f"{args['context']:,} tokens × batch {args['batch']}"
+        f"{units.format_count(args['context'], 'tokens')} × batch {args['batch']}"
     )
     if r["sliding_window"] and args["context"] > r["sliding_window"]:
         text += f" (each layer keeps at most its {r['sliding_window']:,}-token window)"
