@@ -145,6 +145,36 @@ class Claim:
     location: Location | None = None
 
 
+class MistakeKind(enum.Enum):
+    """What kind of slip a named mistake is; it decides the suggested rating."""
+
+    UNITS = "units"  # the right quantity in the wrong unit or family: suggests Hard
+    CONCEPT = "concept"  # a wrong idea (a missing term, the wrong collective): suggests Again
+
+    @property
+    def rating(self) -> Rating:
+        return Rating.HARD if self is MistakeKind.UNITS else Rating.AGAIN
+
+
+@dataclass(frozen=True)
+class MistakeSpec:
+    """A classic wrong answer a card names, and what to tell whoever gives it.
+
+    Exactly one of: ``factor`` (the answer times this number), ``formula`` (an expression in
+    the card's parameters or variables, which may use ``answer`` for the correct one:
+    ``answer * N/(N-1)``) or ``option`` (a choice card's option, 0-based).
+    """
+
+    id: str
+    message: str
+    factor: float | None = None
+    formula: str | None = None
+    option: int | None = None
+    kind: MistakeKind = MistakeKind.CONCEPT
+    tag: str = ""
+    location: Location | None = None
+
+
 @dataclass(frozen=True)
 class Card:
     """One validated card. ``id`` is its identity for review history."""
@@ -165,6 +195,7 @@ class Card:
     hint: str = ""
     source: str = ""
     location: Location = field(default_factory=lambda: Location("<memory>"))
+    mistakes: tuple[MistakeSpec, ...] = ()
 
     @property
     def parametric(self) -> bool:

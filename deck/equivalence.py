@@ -1,0 +1,558 @@
+"""Deciding whether two formulas are the same function of a card's variables.
+
+Provides :func:`equivalent` (expected vs given → :class:`Equivalence`, with the reason and a
+witness point when they differ), :func:`substitute` (put an expression in for a variable) and
+:func:`sample_points` (the points a comparison uses).
+
+Why not floats at random points: a term that is small where the points fall (a latency term
+next to a bandwidth term) hides inside the rounding tolerance, so a wrong latency term was
+accepted in most reviews. Here nothing depends on the size of a term:
+
+* **Exact rationals first.** Numbers and variable values are :class:`fractions.Fraction`, so
+  ``+ - * /``, whole powers, ``min max abs ceil floor``, and ``log2``/``sqrt``/``exp`` where
+  the result is rational (``log2(8)``, ``sqrt(9/4)``) are computed without rounding: two
+  expressions differ at a point iff their values differ. For rational functions a difference
+  that is not identically zero vanishes only on a thin set, which random points from a huge
+  set almost surely miss (Schwartz–Zippel); ``min``/``max``/``ceil``/``floor`` are piecewise,
+  so they are compared at designed points as well: every corner of the variables' domain box
+  (in log space each term of a sum of products is linear, so wherever a term dominates, it
+  dominates at a corner), sweeps of each variable over its decades, and random points.
+* **Symbolic, then 50-digit numbers** where an expression leaves that fragment (``log2(N)``,
+  ``sqrt(N)``, ``pi``): sympy proves an identity when it can (imported only then: it costs
+  about half a second), and mpmath at 50 significant digits finds a witness otherwise. The
+  sympy expression is built node by node from this package's own parse tree; user text never
+  reaches ``sympify``, ``parse_expr`` or ``eval``.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Protocol
+
+from deck.formula import BinOp, Call, Const, Expr, FormulaError, Neg, Num, Var, parse, resolve_names
+
+__all__ = [
+    "Domain",
+    "Equivalence",
+    "equivalent",
+    "sample_points",
+    "substitute",
+]
+
+RANDOM_POINTS = 8  # random points per comparison (a fresh set for every seed)
+MAX_EXACT_EXPONENT = 4096  # larger whole powers are left to the 50-digit arithmetic
+MAX_EXACT_BITS = 100_000  # bound on the size of an exact intermediate value
+NUMERIC_DIGITS = 50
+NUMERIC_REL = Fraction(1, 10**30)  # a mismatch at 50 digits is far above this
+
+
+class _VariableLike(Protocol):
+    name: str
+    low: float
+    high: float
+    integer: bool
+
+
+@dataclass(frozen=True)
+class Domain:
+    """Where a variable's values come from: ``low..high``, whole numbers when ``integer``."""
+
+    name: str
+    low: float = 1.0
+    high: float = 100.0
+    integer: bool = False
+
+    @classmethod
+    def of(cls, variable: _VariableLike | Domain) -> Domain:
+        return cls(variable.name, variable.low, variable.high, variable.integer)
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    """The outcome of comparing ``given`` with ``expected``; truthy when they are the same.
+
+    ``method`` says how it was decided: ``exact`` (rational arithmetic at the sample points),
+    ``symbolic`` (sympy simplified the difference to zero) or ``numeric`` (50-digit values).
+    When they differ, ``point`` is a witness, ``expected_value``/``given_value`` the values
+    there, and ``factor`` the constant ratio given/expected when there is one (``2`` for a
+    formula twice the answer), else None.
+    """
+
+    equal: bool
+    method: str
+    reason: str
+    point: Mapping[str, float] | None = None
+    expected_value: float | None = None
+    given_value: float | None = None
+    factor: Fraction | None = None
+    given: Expr | None = field(default=None, compare=False)
+
+    def __bool__(self) -> bool:
+        return self.equal
+
+
+class _Inexact(Exception):
+    """A value that exact rational arithmetic cannot represent (log2(3), pi)."""
+
+
+class _Undefined(Exception):
+    """No value at this point (division by zero, log of a non-positive number)."""
+
+
+# ----------------------------------------------------------------------------- points
+
+
+def _as_fraction(x: float) -> Fraction:
+    return Fraction(x).limit_denominator(10**12) if not float(x).is_integer() else Fraction(x)
+
+
+def _decades(lo: Fraction, hi: Fraction, integer: bool) -> list[Fraction]:
+    """lo, hi and the powers of ten (and 2×, 5×) between them: a sweep over the decades."""
+    values = {lo, hi}
+    if lo > 0:
+        exponent = math.floor(math.log10(lo))
+        while Fraction(10) ** exponent <= hi:
+            for m in (1, 2, 5):
+                v = m * Fraction(10) ** exponent
+                if lo <= v <= hi and (not integer or v.denominator == 1):
+                    values.add(v)
+            exponent += 1
+    if integer and hi - lo >= 1:
+        values.add(lo + 1)
+    return sorted(values)
+
+
+def _random_value(d: Domain, rng: random.Random) -> Fraction:
+    lo, hi = Fraction(d.low), Fraction(d.high)
+    if d.integer:
+        return Fraction(rng.randint(math.ceil(d.low), math.floor(d.high)))
+    if lo > 0 and hi / lo > 100:  # log-uniform over wide ranges, then an exact nearby rational
+        x = math.exp(rng.uniform(math.log(d.low), math.log(d.high)))
+        v = Fraction(x).limit_denominator(2**40)
+        return min(max(v, lo), hi)
+    return lo + (hi - lo) * Fraction(rng.randrange(1, 2**40), 2**40)
+
+
+def sample_points(
+    domains: Sequence[Domain], seed: int = 0, *, designed: bool = True
+) -> list[dict[str, Fraction]]:
+    """The comparison points: designed ones (corners, per-variable sweeps) then random ones.
+
+    Every value lies in its variable's domain (whole numbers for integer variables). The
+    designed points do not depend on ``seed``; the random ones do.
+    """
+    points: list[dict[str, Fraction]] = []
+    lows = {d.name: Fraction(math.ceil(d.low) if d.integer else d.low) for d in domains}
+    highs = {d.name: Fraction(math.floor(d.high) if d.integer else d.high) for d in domains}
+    if designed:
+        names = [d.name for d in domains]
+        if len(names) <= 6:  # 2^6 corners at most
+            for combo in itertools.product((False, True), repeat=len(names)):
+                points.append(
+                    {n: highs[n] if up else lows[n] for n, up in zip(names, combo, strict=True)}
+                )
+        for d in domains:
+            for v in _decades(lows[d.name], highs[d.name], d.integer):
+                for base in (lows, highs):
+                    points.append({**base, d.name: v})
+    rng = random.Random(f"equivalence:{seed}")
+    for _ in range(RANDOM_POINTS):
+        points.append({d.name: _random_value(d, rng) for d in domains})
+    unique: dict[tuple[tuple[str, Fraction], ...], dict[str, Fraction]] = {}
+    for p in points:
+        unique.setdefault(tuple(sorted(p.items())), p)
+    return list(unique.values())
+
+
+# ----------------------------------------------------------------------------- exact values
+
+
+def _bits(x: Fraction) -> int:
+    return x.numerator.bit_length() + x.denominator.bit_length()
+
+
+def _exact_pow(base: Fraction, exponent: Fraction) -> Fraction:
+    if exponent.denominator != 1 or abs(exponent) > MAX_EXACT_EXPONENT:
+        raise _Inexact
+    if base == 0 and exponent < 0:
+        raise _Undefined
+    if _bits(base) * abs(exponent.numerator) > MAX_EXACT_BITS:
+        raise _Inexact
+    return base**exponent.numerator
+
+
+def _exact_log2(x: Fraction) -> Fraction:
+    if x <= 0:
+        raise _Undefined
+    num, den = x.numerator, x.denominator
+    if num & (num - 1) == 0 and den & (den - 1) == 0:
+        return Fraction(num.bit_length() - den.bit_length())
+    raise _Inexact
+
+
+def _exact_sqrt(x: Fraction) -> Fraction:
+    if x < 0:
+        raise _Undefined
+    rn, rd = math.isqrt(x.numerator), math.isqrt(x.denominator)
+    if rn * rn == x.numerator and rd * rd == x.denominator:
+        return Fraction(rn, rd)
+    raise _Inexact
+
+
+def _exact_call(name: str, args: list[Fraction]) -> Fraction:
+    if name == "min":
+        return min(args)
+    if name == "max":
+        return max(args)
+    if name == "abs":
+        return abs(args[0])
+    if name == "ceil":
+        return Fraction(math.ceil(args[0]))
+    if name == "floor":
+        return Fraction(math.floor(args[0]))
+    if name == "sqrt":
+        return _exact_sqrt(args[0])
+    if name == "log2":
+        return _exact_log2(args[0])
+    if name == "log" and len(args) == 2:
+        if args[1] <= 0 or args[1] == 1:
+            raise _Undefined
+        numerator, denominator = _exact_log2(args[0]), _exact_log2(args[1])
+        return numerator / denominator
+    if name == "exp" and args[0] == 0:
+        return Fraction(1)
+    if name in ("ln", "log", "log10") and args[0] == 1:
+        return Fraction(0)
+    if name in ("ln", "log", "log10") and args[0] <= 0:
+        raise _Undefined
+    raise _Inexact
+
+
+def _exact(expr: Expr, env: Mapping[str, Fraction]) -> Fraction:
+    if isinstance(expr, Num):
+        return Fraction(repr(expr.value))  # the decimal that was typed: 0.1 is 1/10
+    if isinstance(expr, Var):
+        return env[expr.name]
+    if isinstance(expr, Neg):
+        return -_exact(expr.operand, env)
+    if isinstance(expr, BinOp):
+        a, b = _exact(expr.left, env), _exact(expr.right, env)
+        if expr.op == "+":
+            return a + b
+        if expr.op == "-":
+            return a - b
+        if expr.op == "*":
+            return a * b
+        if expr.op == "/":
+            if b == 0:
+                raise _Undefined
+            return a / b
+        return _exact_pow(a, b)
+    if isinstance(expr, Call):
+        return _exact_call(expr.name, [_exact(arg, env) for arg in expr.args])
+    raise _Inexact  # Const: pi, e
+
+
+# ----------------------------------------------------------------------------- 50 digits
+
+
+def _numeric(expr: Expr, env: Mapping[str, Any], mp: Any) -> Any:
+    if isinstance(expr, Num):
+        return mp.mpf(repr(expr.value))
+    if isinstance(expr, Var):
+        return mp.mpf(env[expr.name].numerator) / env[expr.name].denominator
+    if isinstance(expr, Const):
+        return +mp.pi if expr.name == "pi" else mp.e
+    if isinstance(expr, Neg):
+        return -_numeric(expr.operand, env, mp)
+    if isinstance(expr, BinOp):
+        a, b = _numeric(expr.left, env, mp), _numeric(expr.right, env, mp)
+        if expr.op == "+":
+            return a + b
+        if expr.op == "-":
+            return a - b
+        if expr.op == "*":
+            return a * b
+        if expr.op == "/":
+            if b == 0:
+                raise _Undefined
+            return a / b
+        if (a == 0 and b < 0) or (a < 0 and b != int(b)):
+            raise _Undefined
+        if abs(b * mp.log(abs(a))) > 10**6 if a != 0 else False:
+            raise _Undefined  # beyond any sensible magnitude: no value here
+        return mp.power(a, b)
+    assert isinstance(expr, Call)
+    args = [_numeric(arg, env, mp) for arg in expr.args]
+    return _numeric_call(expr.name, args, mp)
+
+
+def _numeric_call(name: str, args: list[Any], mp: Any) -> Any:
+    x = args[0]
+    if name in ("log2", "log10", "ln", "log") and x <= 0:
+        raise _Undefined
+    if name == "log" and len(args) == 2:
+        if args[1] <= 0 or args[1] == 1:
+            raise _Undefined
+        return mp.log(x) / mp.log(args[1])
+    if name == "sqrt" and x < 0:
+        raise _Undefined
+    if name == "exp" and x > 10**6:
+        raise _Undefined
+    table = {
+        "log2": lambda: mp.log(x, 2),
+        "log10": lambda: mp.log10(x),
+        "ln": lambda: mp.log(x),
+        "log": lambda: mp.log(x),
+        "sqrt": lambda: mp.sqrt(x),
+        "exp": lambda: mp.exp(x),
+        "min": lambda: min(args),
+        "max": lambda: max(args),
+        "abs": lambda: abs(x),
+        "ceil": lambda: mp.ceil(x),
+        "floor": lambda: mp.floor(x),
+    }
+    return table[name]()
+
+
+# ----------------------------------------------------------------------------- symbolic
+
+
+@functools.lru_cache(maxsize=256)
+def _symbolic_zero(expected: Expr, given: Expr, domains: tuple[Domain, ...]) -> bool:
+    """Whether sympy proves ``given - expected`` identically zero on the domains (cached:
+    it does not depend on the seed, and simplifying takes tens of milliseconds)."""
+    if sum(1 for _ in expected._walk()) + sum(1 for _ in given._walk()) > 300:
+        return False  # simplify is not bounded in time: leave big inputs to the numbers
+    import sympy
+
+    symbols = {
+        d.name: sympy.Symbol(d.name, positive=d.low > 0, integer=d.integer or None, real=True)
+        for d in domains
+    }
+    try:
+        difference = _to_sympy(given, symbols, sympy) - _to_sympy(expected, symbols, sympy)
+        difference = sympy.expand_log(difference, force=False)
+        return bool(sympy.simplify(difference) == 0)
+    except (_Inexact, ArithmeticError, TypeError, ValueError, RecursionError):
+        return False
+
+
+def _to_sympy(expr: Expr, symbols: Mapping[str, Any], sympy: Any) -> Any:
+    """The sympy expression of a parse tree, built node by node (never from text)."""
+    if isinstance(expr, Num):
+        return sympy.Rational(repr(expr.value))
+    if isinstance(expr, Var):
+        return symbols[expr.name]
+    if isinstance(expr, Const):
+        return sympy.pi if expr.name == "pi" else sympy.E
+    if isinstance(expr, Neg):
+        return -_to_sympy(expr.operand, symbols, sympy)
+    if isinstance(expr, BinOp):
+        a, b = _to_sympy(expr.left, symbols, sympy), _to_sympy(expr.right, symbols, sympy)
+        if expr.op == "+":
+            return a + b
+        if expr.op == "-":
+            return a - b
+        if expr.op == "*":
+            return a * b
+        if expr.op == "/":
+            return a / b
+        if b.is_number and abs(b) > 64:
+            raise _Inexact  # 9^9^9 would be expanded exactly; leave it to the numbers
+        return sympy.Pow(a, b)
+    assert isinstance(expr, Call)
+    args = [_to_sympy(arg, symbols, sympy) for arg in expr.args]
+    x = args[0]
+    table = {
+        "log2": lambda: sympy.log(x) / sympy.log(2),
+        "log10": lambda: sympy.log(x) / sympy.log(10),
+        "ln": lambda: sympy.log(x),
+        "log": lambda: sympy.log(x) / sympy.log(args[1]) if len(args) == 2 else sympy.log(x),
+        "sqrt": lambda: sympy.sqrt(x),
+        "exp": lambda: sympy.exp(x),
+        "min": lambda: sympy.Min(*args),
+        "max": lambda: sympy.Max(*args),
+        "abs": lambda: sympy.Abs(x),
+        "ceil": lambda: sympy.ceiling(x),
+        "floor": lambda: sympy.floor(x),
+    }
+    return table[expr.name]()
+
+
+# ----------------------------------------------------------------------------- comparing
+
+
+def substitute(expr: Expr, mapping: Mapping[str, Expr]) -> Expr:
+    """``expr`` with every variable named in ``mapping`` replaced by its expression."""
+    if isinstance(expr, Var):
+        return mapping.get(expr.name, expr)
+    if isinstance(expr, Neg):
+        return Neg(substitute(expr.operand, mapping))
+    if isinstance(expr, BinOp):
+        return BinOp(expr.op, substitute(expr.left, mapping), substitute(expr.right, mapping))
+    if isinstance(expr, Call):
+        return Call(expr.name, tuple(substitute(a, mapping) for a in expr.args))
+    return expr
+
+
+def _piecewise(expr: Expr) -> bool:
+    return any(
+        isinstance(n, Call) and n.name in ("min", "max", "abs", "ceil", "floor")
+        for n in expr._walk()
+    )
+
+
+def _float_point(point: Mapping[str, Fraction]) -> dict[str, float]:
+    return {k: float(v) for k, v in point.items()}
+
+
+def _describe(point: Mapping[str, float]) -> str:
+    return ", ".join(f"{k} = {v:g}" for k, v in point.items())
+
+
+def _as_expr(value: str | Expr) -> Expr:
+    return parse(value) if isinstance(value, str) else value
+
+
+def equivalent(
+    expected: str | Expr,
+    given: str | Expr,
+    variables: Iterable[_VariableLike | Domain],
+    *,
+    seed: int = 0,
+) -> Equivalence:
+    """Whether ``given`` is the same function as ``expected`` over ``variables``' domains.
+
+    Texts are parsed (FormulaError when they cannot be); ``given``'s names are mapped onto the
+    variables as :func:`deck.formula.resolve_names` does (``n`` → ``N``). The comparison is
+    exact (see the module docstring): a dropped, added or changed term is found however small
+    it is next to the others. ``seed`` picks the random points. Points where ``expected`` has
+    no value are skipped; ``given`` having none where ``expected`` has one is a difference.
+    """
+    domains = [Domain.of(v) for v in variables]
+    a = _as_expr(expected)
+    b = resolve_names(_as_expr(given), [d.name for d in domains])
+    unknown = sorted(a.variables - {d.name for d in domains})
+    if unknown:
+        raise FormulaError(f"the expected formula uses undeclared variables {', '.join(unknown)}")
+    designed = sample_points(domains, seed, designed=True)
+    if _piecewise(a) or _piecewise(b):
+        points = designed
+    else:
+        # Rational functions: the random points carry the proof (Schwartz–Zippel); two
+        # corners first make a witness readable.
+        points = designed[:2] + designed[-RANDOM_POINTS:]
+    try:
+        return _compare_exact(a, b, points)
+    except _Inexact:
+        pass
+    # Outside the exact fragment: 50-digit values find a difference; sympy, when they agree,
+    # turns agreement at the points into a proof (it is only asked then: it is slow).
+    outcome = _compare_numeric(a, b, designed)
+    if outcome.equal and _symbolic_zero(a, b, tuple(domains)):
+        return Equivalence(True, "symbolic", "the same expression, simplified", given=b)
+    return outcome
+
+
+def _compare_exact(a: Expr, b: Expr, points: Sequence[Mapping[str, Fraction]]) -> Equivalence:
+    checked = 0
+    witness: tuple[Mapping[str, Fraction], Fraction, Fraction | None] | None = None
+    ratio: Fraction | None = None  # given/expected, while it is the same at every point
+    constant = True
+    for point in points:
+        try:
+            va = _exact(a, point)
+        except _Undefined:
+            continue
+        try:
+            vb: Fraction | None = _exact(b, point)
+        except _Undefined:
+            vb = None
+        checked += 1
+        if vb is None or va == 0:
+            constant = constant and vb == va
+        elif ratio is None:
+            ratio = vb / va
+        else:
+            constant = constant and vb / va == ratio
+        if witness is None and vb != va:
+            witness = (point, va, vb)
+    if checked == 0:
+        return Equivalence(False, "exact", "the expected formula has no value at any sample point")
+    if witness is None:
+        return Equivalence(True, "exact", f"equal at {checked} points, exactly", given=b)
+    point, va, vb = witness
+    factor = ratio if constant else None
+    return _different("exact", point, float(va), None if vb is None else float(vb), factor, b)
+
+
+def _different(
+    method: str,
+    point: Mapping[str, Fraction],
+    va: float,
+    vb: float | None,
+    factor: Fraction | None,
+    given: Expr,
+) -> Equivalence:
+    where = _describe(_float_point(point))
+    if vb is None:
+        reason = f"at {where} it has no value"
+    elif factor is not None and factor not in (0, 1):
+        reason = f"it is {_ratio_text(factor)} the expected value everywhere"
+    else:
+        reason = f"at {where} it is {vb:.6g} where the expected value is {va:.6g}"
+    return Equivalence(False, method, reason, _float_point(point), va, vb, factor, given)
+
+
+def _ratio_text(factor: Fraction) -> str:
+    if factor.denominator == 1:
+        return f"{factor.numerator}×"
+    return f"{factor.numerator}/{factor.denominator} of"
+
+
+def _compare_numeric(a: Expr, b: Expr, points: Sequence[Mapping[str, Fraction]]) -> Equivalence:
+    import mpmath
+
+    checked = 0
+    witness = None
+    ratios: list[Any] = []
+    with mpmath.workdps(NUMERIC_DIGITS):
+        tolerance = mpmath.mpf(NUMERIC_REL.numerator) / NUMERIC_REL.denominator
+        for point in points:
+            try:
+                va = _numeric(a, point, mpmath)
+            except (_Undefined, ValueError, ZeroDivisionError, OverflowError):
+                continue
+            try:
+                vb = _numeric(b, point, mpmath)
+            except (_Undefined, ValueError, ZeroDivisionError, OverflowError):
+                vb = None
+            checked += 1
+            same = vb is not None and abs(va - vb) <= tolerance * max(abs(va), abs(vb))
+            ratios.append(vb / va if vb is not None and va != 0 else None)
+            if witness is None and not same:
+                witness = (point, va, vb)
+        if checked == 0:
+            return Equivalence(False, "numeric", "the expected formula has no value at any point")
+        if witness is None:
+            return Equivalence(
+                True, "numeric", f"equal at {checked} points to {NUMERIC_DIGITS} digits", given=b
+            )
+        factor = None
+        if ratios and all(r is not None for r in ratios):
+            first = ratios[0]
+            if all(abs(r - first) <= tolerance * abs(first) for r in ratios):
+                candidate = Fraction(str(mpmath.nstr(first, 30))).limit_denominator(10**6)
+                if abs(first - mpmath.mpf(candidate.numerator) / candidate.denominator) <= (
+                    tolerance * abs(first)
+                ):
+                    factor = candidate
+        point, va, vb = witness
+        return _different("numeric", point, float(va), None if vb is None else float(vb), factor, b)
