@@ -37,7 +37,10 @@ NAME_PATTERN = re.compile(r"^[A-Za-z_\u0370-\u03ff][A-Za-z0-9_\u0370-\u03ff]*$")
 MAX_SWEEP_POINTS = 2000
 
 FILE_KEYS = ("deck", "tags", "source", "cards")
-COMMON_KEYS = ("id", "type", "front", "back", "deck", "tags", "source", "hint", "params", "verify")
+COMMON_KEYS = (
+    *("id", "type", "front", "back", "deck", "tags", "source", "hint", "params", "verify"),
+    "mistakes",
+)
 TYPE_KEYS: dict[CardType, tuple[str, ...]] = {
     CardType.BASIC: (),
     CardType.CHOICE: ("options", "correct", "shuffle"),
@@ -352,6 +355,10 @@ class _FileValidator:
             options, correct = self.choice(m)
             shuffle = self.boolean(m, "shuffle", "shuffle", True)
         claims = self.claims(m, param_names)
+        from deck.mistake_specs import read_mistakes
+
+        known = {v.name for v in variables} if ctype is CardType.FORMULA else param_names
+        mistakes = read_mistakes(self, m, ctype, known, len(options), correct)
 
         names = param_names | declared
         answered = ctype in (CardType.NUMERIC, CardType.FORMULA, CardType.CHOICE)
@@ -385,6 +392,7 @@ class _FileValidator:
             hint=hint,
             source=card_source,
             location=self.loc(pos),
+            mistakes=mistakes,
         )
 
     def card_identity(self, m: LMap, index: int) -> str | None:
