@@ -244,7 +244,7 @@ def reveal(card: Card, instance: Instance, registry: Registry | None) -> Verdict
     )
 
 
-def _invalid(sol: Solution, given: str, error: str) -> Verdict:
+def _invalid(sol: Solution, given: str, error: str, message: str = "") -> Verdict:
     """Text that could not be read: not an attempt, and the answer stays hidden."""
     return Verdict(
         False,
@@ -252,7 +252,7 @@ def _invalid(sol: Solution, given: str, error: str) -> Verdict:
         sol.text,
         sol.markdown(),
         Rating.AGAIN,
-        f"Could not read that: {error}",
+        message or f"Could not read that: {error}",
         sol,
         error=error,
     )
@@ -281,7 +281,7 @@ def check_answer(
     sol = solution or solve(card, instance, registry)
     given = answer.strip()
     if not given:
-        return _invalid(sol, given, "no answer given.")
+        return _invalid(sol, given, "no answer given.", "No answer given: type one first.")
     if len(given) > MAX_ANSWER:
         return _invalid(
             sol,
@@ -306,13 +306,17 @@ def check_answer(
             message += answer_sentence(sol.text)
         suggested = _suggest(True, attempts, elapsed_s)
     else:
+        message = f"Not quite: {note}" if note else "Not quite."
         if mistake is not None:
-            # The right amount in the wrong unit family: the mistake says it all.
+            # Where the mistake says it all (the right amount in the wrong unit family; a
+            # formula, whose values at a witness point are noise then) it replaces the note.
             right_amount = (
                 sol.value is not None and attempt is not None and attempt.matches(sol.value)
             )
-            note = f"{note} {mistake.message}" if note and not right_amount else mistake.message
-        message = f"Not quite: {note}" if note else "Not quite."
+            if not note or right_amount or card.type is CardType.FORMULA:
+                message = f"Not quite. {mistake.message}"
+            else:
+                message = f"{message} {mistake.message}"
         message += answer_sentence(sol.text)
         suggested = mistake.kind.rating if mistake is not None else Rating.AGAIN
     return Verdict(ok, given, sol.text, sol.markdown(), suggested, message, sol, mistake=mistake)

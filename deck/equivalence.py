@@ -77,7 +77,8 @@ class Domain:
 class Equivalence:
     """The outcome of comparing ``given`` with ``expected``; truthy when they are the same.
 
-    ``method`` says how it was decided: ``exact`` (rational arithmetic at the sample points),
+    ``method`` says how it was decided: ``identical`` (the same parse tree), ``exact``
+    (rational arithmetic at the sample points),
     ``symbolic`` (sympy simplified the difference to zero) or ``numeric`` (50-digit values).
     When they differ, ``point`` is a witness, ``expected_value``/``given_value`` the values
     there, and ``factor`` the constant ratio given/expected when there is one (``2`` for a
@@ -442,6 +443,8 @@ def equivalent(
     unknown = sorted(a.variables - {d.name for d in domains})
     if unknown:
         raise FormulaError(f"the expected formula uses undeclared variables {', '.join(unknown)}")
+    if a == b:
+        return Equivalence(True, "identical", "the same expression", given=b)
     designed = sample_points(domains, seed, designed=True)
     if _piecewise(a) or _piecewise(b):
         points = designed

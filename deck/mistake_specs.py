@@ -40,7 +40,9 @@ def read_mistakes(
     for i, item in enumerate(raw):
         field = f"mistakes[{i}]"
         if not isinstance(item, LMap):
-            v.report(raw.where(i), field, "expected a mapping with message and factor/formula/option")
+            v.report(
+                raw.where(i), field, "expected a mapping with message and factor/formula/option"
+            )
             continue
         spec = _one(v, item, field, i, ctype, names, options, correct)
         if spec is None:
@@ -124,7 +126,9 @@ def _option(
 
 
 def _factor(v: Any, item: LMap, field: str) -> float | None:
-    value = v.number(item["factor"], item.where("factor"), f"{field}.factor", item.raw.get("factor"))
+    value = v.number(
+        item["factor"], item.where("factor"), f"{field}.factor", item.raw.get("factor")
+    )
     if value is None:
         return None
     if not (math.isfinite(value) and 0 < value < 1e12) or value == 1:

@@ -262,11 +262,26 @@ class _DecimalBinary:
         want = answer.unit if units.is_unit(answer.unit) else ""
         if answer.strict_unit and want and attempt.matches(expected):
             return self._strict(attempt, expected, want)
+        twin = _twin(attempt.unit)
+        if twin is not None:
+            written, other = units.lookup_unit(attempt.unit), units.lookup_unit(twin)
+            if attempt.matches(expected * written.factor / other.factor):
+                prefix = other.symbol[0]
+                return Mistake(self.id, self._twin_message(attempt, twin, prefix), self.kind)
         for power, prefix in enumerate(_PREFIXES, start=1):
             for direction in (1, -1):
                 if attempt.matches(expected * 1.024 ** (power * direction)):
                     return Mistake(self.id, self._message(attempt, prefix, want), self.kind)
         return None
+
+    def _twin_message(self, attempt: Attempt, twin: str, prefix: str) -> str:
+        power = " KMGT".index(prefix)
+        rate = "/s" if self.dim is units.Dim.RATE else ""
+        return (
+            f"{attempt.given} would be right in {twin}: 1 {prefix}B{rate} is 10^{3 * power} "
+            f"bytes{rate}, 1 {prefix}iB{rate} is 2^{10 * power} ({(1.024**power - 1) * 100:.1f}% "
+            "apart)."
+        )
 
     def _strict(self, attempt: Attempt, expected: float, want: str) -> Mistake:
         """The right amount, but not in the unit family the card asks for."""
@@ -308,6 +323,17 @@ class _DecimalBinary:
             f"{head}: 1 {dec} is 10^{3 * power} bytes{rate}, 1 {binary} is 2^{10 * power} — "
             f"{gap} apart."
         )
+
+
+def _twin(symbol: str) -> str | None:
+    """The other family's unit of a prefixed byte or rate unit: GB ↔ GiB, MB/s ↔ MiB/s."""
+    if not symbol or not units.is_unit(symbol):
+        return None
+    canonical = units.lookup_unit(symbol).symbol
+    if canonical[:1] not in _PREFIXES:
+        return None
+    twin = canonical.replace("iB", "B", 1) if "iB" in canonical else canonical.replace("B", "iB", 1)
+    return twin if units.is_unit(twin) else None
 
 
 UNIT_DETECTORS: tuple[Detector, ...] = (
