@@ -244,6 +244,22 @@ def reveal(card: Card, instance: Instance, registry: Registry | None) -> Verdict
     )
 
 
+def give_up(
+    card: Card, instance: Instance, registry: Registry | None, solution: Solution | None = None
+) -> Verdict:
+    """The verdict of asking for the answer without trying one: wrong, Again."""
+    sol = solution or solve(card, instance, registry)
+    return Verdict(
+        False,
+        "",
+        sol.text,
+        sol.markdown(),
+        Rating.AGAIN,
+        f"Revealed: the answer is {sol.text}.",
+        sol,
+    )
+
+
 def _invalid(sol: Solution, given: str, error: str, message: str = "") -> Verdict:
     """Text that could not be read: not an attempt, and the answer stays hidden."""
     return Verdict(
