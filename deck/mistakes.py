@@ -316,7 +316,8 @@ class _DecimalBinary:
             if bare:
                 reading = dec if binary_wanted else binary
                 head = (
-                    f"{attempt.given} read as {reading} is the {reading} figure (the study "
+                    f"{attempt.given} read as {reading} is the "
+                    f"{'decimal' if binary_wanted else 'binary'} figure (the study "
                     f'notes\' "4 G" slip), and the question asks for {want}'
                 )
         return (

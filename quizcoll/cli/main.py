@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, str] = {
     "check": "validate card files and run every verify claim and computed answer",
     "export": "export the cards to Markdown or Obsidian",
     "review": "review due cards (spaced repetition)",
+    "grade": "grade one answer to one card instance, exactly as a review would",
     "stats": "review statistics",
     "history": "export or import the review history as JSON",
     "optimize": "fit personal FSRS parameters from the review history (optimizer extra)",
