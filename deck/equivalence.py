@@ -30,7 +30,7 @@ import functools
 import itertools
 import math
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol
@@ -46,6 +46,7 @@ __all__ = [
 ]
 
 RANDOM_POINTS = 8  # random points per comparison (a fresh set for every seed)
+MAX_CORNER_VARIABLES = 6  # 2^6 corners at most; beyond, sweeps and random points only
 MAX_EXACT_EXPONENT = 4096  # larger whole powers are left to the 50-digit arithmetic
 MAX_EXACT_BITS = 100_000  # bound on the size of an exact intermediate value
 NUMERIC_DIGITS = 50
@@ -109,10 +110,6 @@ class _Undefined(Exception):
 # ----------------------------------------------------------------------------- points
 
 
-def _as_fraction(x: float) -> Fraction:
-    return Fraction(x).limit_denominator(10**12) if not float(x).is_integer() else Fraction(x)
-
-
 def _decades(lo: Fraction, hi: Fraction, integer: bool) -> list[Fraction]:
     """lo, hi and the powers of ten (and 2×, 5×) between them: a sweep over the decades."""
     values = {lo, hi}
@@ -130,14 +127,17 @@ def _decades(lo: Fraction, hi: Fraction, integer: bool) -> list[Fraction]:
 
 
 def _random_value(d: Domain, rng: random.Random) -> Fraction:
-    lo, hi = Fraction(d.low), Fraction(d.high)
+    """A random value of the domain: a whole number, or a 12-digit decimal (a set of about
+    10^12 values per decade, far too many for a wrong formula to hit its roots, and small
+    numerators keep the exact arithmetic fast)."""
+    lo, hi = _decimal(float(d.low)), _decimal(float(d.high))
     if d.integer:
         return Fraction(rng.randint(math.ceil(d.low), math.floor(d.high)))
-    if lo > 0 and hi / lo > 100:  # log-uniform over wide ranges, then an exact nearby rational
+    if lo > 0 and hi / lo > 100:  # log-uniform over wide ranges
         x = math.exp(rng.uniform(math.log(d.low), math.log(d.high)))
-        v = Fraction(x).limit_denominator(2**40)
-        return min(max(v, lo), hi)
-    return lo + (hi - lo) * Fraction(rng.randrange(1, 2**40), 2**40)
+    else:
+        x = rng.uniform(float(d.low), float(d.high))
+    return min(max(Fraction(f"{x:.12g}"), lo), hi)
 
 
 def sample_points(
@@ -148,12 +148,25 @@ def sample_points(
     Every value lies in its variable's domain (whole numbers for integer variables). The
     designed points do not depend on ``seed``; the random ones do.
     """
+    return [dict(p) for p in _points(tuple(domains), seed, designed)]
+
+
+def _bound(value: float, integer: bool, rounding: Callable[[float], int]) -> Fraction:
+    return Fraction(rounding(value)) if integer else _decimal(float(value))
+
+
+@functools.lru_cache(maxsize=512)
+def _points(
+    domains: tuple[Domain, ...], seed: int, designed: bool
+) -> tuple[dict[str, Fraction], ...]:
+    """:func:`sample_points`, cached: a review checks the same card and seed again and again
+    (every attempt, every detector), and building the points costs more than comparing."""
     points: list[dict[str, Fraction]] = []
-    lows = {d.name: Fraction(math.ceil(d.low) if d.integer else d.low) for d in domains}
-    highs = {d.name: Fraction(math.floor(d.high) if d.integer else d.high) for d in domains}
+    lows = {d.name: _bound(d.low, d.integer, math.ceil) for d in domains}
+    highs = {d.name: _bound(d.high, d.integer, math.floor) for d in domains}
     if designed:
         names = [d.name for d in domains]
-        if len(names) <= 6:  # 2^6 corners at most
+        if len(names) <= MAX_CORNER_VARIABLES:
             for combo in itertools.product((False, True), repeat=len(names)):
                 points.append(
                     {n: highs[n] if up else lows[n] for n, up in zip(names, combo, strict=True)}
@@ -168,7 +181,7 @@ def sample_points(
     unique: dict[tuple[tuple[str, Fraction], ...], dict[str, Fraction]] = {}
     for p in points:
         unique.setdefault(tuple(sorted(p.items())), p)
-    return list(unique.values())
+    return tuple(unique.values())
 
 
 # ----------------------------------------------------------------------------- exact values
@@ -235,29 +248,63 @@ def _exact_call(name: str, args: list[Fraction]) -> Fraction:
     raise _Inexact
 
 
+@functools.lru_cache(maxsize=4096)
+def _decimal(value: float) -> Fraction:
+    """The number as it was typed: 0.1 is 1/10, not the float nearest to it."""
+    return Fraction(repr(value))
+
+
 def _exact(expr: Expr, env: Mapping[str, Fraction]) -> Fraction:
+    """The exact value of ``expr`` at ``env``; _Inexact or _Undefined when it has none."""
+    return _compiled(expr)(env)
+
+
+Exact = Callable[[Mapping[str, Fraction]], Fraction]
+
+
+@functools.lru_cache(maxsize=2048)
+def _compiled(expr: Expr) -> Exact:
+    """``expr`` as nested closures: a review evaluates the same trees at the same points
+    over and over (every attempt, every mistake detector), and walking the tree each time
+    costs more than the arithmetic."""
     if isinstance(expr, Num):
-        return Fraction(repr(expr.value))  # the decimal that was typed: 0.1 is 1/10
+        value = _decimal(expr.value)
+        return lambda env: value
     if isinstance(expr, Var):
-        return env[expr.name]
+        name = expr.name
+        return lambda env: env[name]
     if isinstance(expr, Neg):
-        return -_exact(expr.operand, env)
+        inner = _compiled(expr.operand)
+        return lambda env: -inner(env)
     if isinstance(expr, BinOp):
-        a, b = _exact(expr.left, env), _exact(expr.right, env)
-        if expr.op == "+":
-            return a + b
-        if expr.op == "-":
-            return a - b
-        if expr.op == "*":
-            return a * b
-        if expr.op == "/":
-            if b == 0:
-                raise _Undefined
-            return a / b
-        return _exact_pow(a, b)
+        return _compiled_binop(expr.op, _compiled(expr.left), _compiled(expr.right))
     if isinstance(expr, Call):
-        return _exact_call(expr.name, [_exact(arg, env) for arg in expr.args])
-    raise _Inexact  # Const: pi, e
+        name, args = expr.name, tuple(_compiled(arg) for arg in expr.args)
+        return lambda env: _exact_call(name, [arg(env) for arg in args])
+
+    def inexact(env: Mapping[str, Fraction]) -> Fraction:
+        raise _Inexact  # Const: pi, e
+
+    return inexact
+
+
+def _compiled_binop(op: str, left: Exact, right: Exact) -> Exact:
+    if op == "+":
+        return lambda env: left(env) + right(env)
+    if op == "-":
+        return lambda env: left(env) - right(env)
+    if op == "*":
+        return lambda env: left(env) * right(env)
+    if op == "^":
+        return lambda env: _exact_pow(left(env), right(env))
+
+    def divide(env: Mapping[str, Fraction]) -> Fraction:
+        denominator = right(env)
+        if denominator == 0:
+            raise _Undefined
+        return left(env) / denominator
+
+    return divide
 
 
 # ----------------------------------------------------------------------------- 50 digits
@@ -326,11 +373,12 @@ def _numeric_call(name: str, args: list[Any], mp: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=256)
-def _symbolic_zero(expected: Expr, given: Expr, domains: tuple[Domain, ...]) -> bool:
-    """Whether sympy proves ``given - expected`` identically zero on the domains (cached:
-    it does not depend on the seed, and simplifying takes tens of milliseconds)."""
+def _symbolic(expected: Expr, given: Expr, domains: tuple[Domain, ...]) -> bool | None:
+    """What sympy proves about ``given - expected`` on the domains: True (identically zero),
+    False (a non-zero constant: a term too small for 50 digits, like ``+ 1e-40``) or None
+    (undecided). Cached: it does not depend on the seed, and simplifying is slow."""
     if sum(1 for _ in expected._walk()) + sum(1 for _ in given._walk()) > 300:
-        return False  # simplify is not bounded in time: leave big inputs to the numbers
+        return None  # simplify is not bounded in time: leave big inputs to the numbers
     import sympy
 
     symbols = {
@@ -339,10 +387,14 @@ def _symbolic_zero(expected: Expr, given: Expr, domains: tuple[Domain, ...]) -> 
     }
     try:
         difference = _to_sympy(given, symbols, sympy) - _to_sympy(expected, symbols, sympy)
-        difference = sympy.expand_log(difference, force=False)
-        return bool(sympy.simplify(difference) == 0)
+        difference = sympy.simplify(sympy.expand_log(difference, force=False))
     except (_Inexact, ArithmeticError, TypeError, ValueError, RecursionError):
+        return None
+    if difference == 0:
+        return True
+    if difference.is_number and difference.is_zero is False:
         return False
+    return None
 
 
 def _to_sympy(expr: Expr, symbols: Mapping[str, Any], sympy: Any) -> Any:
@@ -445,39 +497,80 @@ def equivalent(
         raise FormulaError(f"the expected formula uses undeclared variables {', '.join(unknown)}")
     if a == b:
         return Equivalence(True, "identical", "the same expression", given=b)
-    designed = sample_points(domains, seed, designed=True)
-    if _piecewise(a) or _piecewise(b):
-        points = designed
-    else:
-        # Rational functions: the random points carry the proof (Schwartz–Zippel); two
-        # corners first make a witness readable.
-        points = designed[:2] + designed[-RANDOM_POINTS:]
+    key = tuple(domains)
+    piecewise = _piecewise(a) or _piecewise(b)
     try:
-        return _compare_exact(a, b, points)
+        return _compare_exact(a, b, key, seed, "designed" if piecewise else "rational")
     except _Inexact:
         pass
-    # Outside the exact fragment: 50-digit values find a difference; sympy, when they agree,
-    # turns agreement at the points into a proof (it is only asked then: it is slow).
-    outcome = _compare_numeric(a, b, designed)
-    if outcome.equal and _symbolic_zero(a, b, tuple(domains)):
+    # Outside the exact fragment: 50-digit values find a difference at the corners (where
+    # each term dominates in turn) or the random points; sympy, when they agree, turns the
+    # agreement into a proof (it is only asked then: it is slow).
+    points = _point_set(key, seed, "designed" if piecewise else "numeric")
+    outcome = _compare_numeric(a, b, points)
+    if not outcome.equal:
+        return outcome
+    proved = _symbolic(a, b, key)
+    if proved is True:
         return Equivalence(True, "symbolic", "the same expression, simplified", given=b)
+    if proved is False:
+        return Equivalence(
+            False, "symbolic", "it differs from the expected formula by a constant", given=b
+        )
     return outcome
 
 
-def _compare_exact(a: Expr, b: Expr, points: Sequence[Mapping[str, Fraction]]) -> Equivalence:
+def _values(expr: Expr, points: Sequence[Mapping[str, Fraction]]) -> tuple[Fraction | None, ...]:
+    """The exact values of ``expr`` at ``points`` (None where it has none); _Inexact when one
+    cannot be represented."""
+    f = _compiled(expr)
+    out: list[Fraction | None] = []
+    for point in points:
+        try:
+            out.append(f(point))
+        except _Undefined:
+            out.append(None)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=512)
+def _point_set(
+    domains: tuple[Domain, ...], seed: int, kind: str
+) -> tuple[dict[str, Fraction], ...]:
+    """The points a comparison uses: ``designed`` (corners, sweeps, random: for piecewise
+    functions), ``rational`` (two corners for a readable witness, then the random points
+    that carry the proof) or ``numeric`` (every corner, where each term dominates in turn,
+    and the random points)."""
+    designed = _points(domains, seed, True)
+    if kind == "designed":
+        return designed
+    corners = designed[: 2 ** len(domains)] if len(domains) <= MAX_CORNER_VARIABLES else ()
+    randoms = designed[-RANDOM_POINTS:]
+    return (*corners[:2], *randoms) if kind == "rational" else (*corners, *randoms)
+
+
+@functools.lru_cache(maxsize=1024)
+def _reference_values(
+    expr: Expr, domains: tuple[Domain, ...], seed: int, kind: str
+) -> tuple[Fraction | None, ...]:
+    """:func:`_values` of the expected formula, cached: every attempt at a card instance
+    and every mistake detector compares with the same values."""
+    return _values(expr, _point_set(domains, seed, kind))
+
+
+def _compare_exact(
+    a: Expr, b: Expr, domains: tuple[Domain, ...], seed: int, kind: str
+) -> Equivalence:
     checked = 0
     witness: tuple[Mapping[str, Fraction], Fraction, Fraction | None] | None = None
     ratio: Fraction | None = None  # given/expected, while it is the same at every point
     constant = True
-    for point in points:
-        try:
-            va = _exact(a, point)
-        except _Undefined:
+    points = _point_set(domains, seed, kind)
+    expected = _reference_values(a, domains, seed, kind)
+    given = _values(b, points)
+    for point, va, vb in zip(points, expected, given, strict=True):
+        if va is None:
             continue
-        try:
-            vb: Fraction | None = _exact(b, point)
-        except _Undefined:
-            vb = None
         checked += 1
         if vb is None or va == 0:
             constant = constant and vb == va
