@@ -193,14 +193,18 @@ def implicit(e: Expr) -> str:
         return f"{left}/{_wrap(e.right, right)}"
     if isinstance(e, BinOp) and e.op in "+-":
         right = implicit(e.right)
-        if isinstance(e.right, BinOp) and e.right.op in "+-" or isinstance(e.right, Neg):
+        if (isinstance(e.right, BinOp) and e.right.op in "+-") or isinstance(e.right, Neg):
             right = f"({right})"
         return f"{implicit(e.left)} {e.op} {right}"
     return str(e)
 
 
 def _wrap(node: Expr, text: str) -> str:
-    return text if isinstance(node, Var | Num | Call) and not str(node).startswith("-") else f"({text})"
+    return (
+        text
+        if isinstance(node, Var | Num | Call) and not str(node).startswith("-")
+        else f"({text})"
+    )
 
 
 def rewritings(text: str, variables: Sequence[Variable]) -> dict[str, str]:

@@ -67,7 +67,12 @@ def times(factor: float, unit: str = "B") -> Callable[[Solution], str]:
         ("ring-allreduce-busbw", times(1 / 8, "B/s"), "bits-vs-bytes", Rating.HARD),
         ("ring-allreduce-time", times(1000, "s"), "unit-prefix", Rating.HARD),
         ("weights-bytes-by-dtype", times(2**30 / 1e9), "gb-vs-gib", Rating.HARD),
-        ("ring-allreduce-busbw", times(1.024**3, "B/s"), "decimal-vs-binary-bandwidth", Rating.HARD),
+        (
+            "ring-allreduce-busbw",
+            times(1.024**3, "B/s"),
+            "decimal-vs-binary-bandwidth",
+            Rating.HARD,
+        ),
     ],
 )
 def test_the_verdict_names_the_mistake(
