@@ -17,9 +17,11 @@ accepted in most reviews. Here nothing depends on the size of a term:
   so they are compared at designed points as well: every corner of the variables' domain box
   (in log space each term of a sum of products is linear, so wherever a term dominates, it
   dominates at a corner), sweeps of each variable over its decades, and random points.
-* **Symbolic, then 50-digit numbers** where an expression leaves that fragment (``log2(N)``,
-  ``sqrt(N)``, ``pi``): sympy proves an identity when it can (imported only then: it costs
-  about half a second), and mpmath at 50 significant digits finds a witness otherwise. The
+* **50-digit numbers, then symbolic** where an expression leaves that fragment (``log2(N)``,
+  ``sqrt(N)``, ``pi``): mpmath at 50 significant digits looks for a witness at the corners
+  and random points; when there is none, sympy simplifies the difference, which proves the
+  identity (zero) or finds a constant too small for 50 digits (imported only then: the
+  first time costs about half a second). The
   sympy expression is built node by node from this package's own parse tree; user text never
   reaches ``sympify``, ``parse_expr`` or ``eval``.
 """
