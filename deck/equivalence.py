@@ -35,9 +35,9 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Protocol
 
-from deck.formula import BinOp, Call, Const, Expr, FormulaError, Neg, Num, Var, parse, resolve_names
+from deck.formula import BinOp, Call, Expr, FormulaError, Neg, Num, Var, parse, resolve_names
 
 __all__ = [
     "Domain",
@@ -51,8 +51,6 @@ RANDOM_POINTS = 8  # random points per comparison (a fresh set for every seed)
 MAX_CORNER_VARIABLES = 6  # 2^6 corners at most; beyond, sweeps and random points only
 MAX_EXACT_EXPONENT = 4096  # larger whole powers are left to the 50-digit arithmetic
 MAX_EXACT_BITS = 100_000  # bound on the size of an exact intermediate value
-NUMERIC_DIGITS = 50
-NUMERIC_REL = Fraction(1, 10**30)  # a mismatch at 50 digits is far above this
 
 
 class _VariableLike(Protocol):
@@ -101,11 +99,11 @@ class Equivalence:
         return self.equal
 
 
-class _Inexact(Exception):
+class Inexact(Exception):
     """A value that exact rational arithmetic cannot represent (log2(3), pi)."""
 
 
-class _Undefined(Exception):
+class Undefined(Exception):
     """No value at this point (division by zero, log of a non-positive number)."""
 
 
@@ -195,30 +193,30 @@ def _bits(x: Fraction) -> int:
 
 def _exact_pow(base: Fraction, exponent: Fraction) -> Fraction:
     if exponent.denominator != 1 or abs(exponent) > MAX_EXACT_EXPONENT:
-        raise _Inexact
+        raise Inexact
     if base == 0 and exponent < 0:
-        raise _Undefined
+        raise Undefined
     if _bits(base) * abs(exponent.numerator) > MAX_EXACT_BITS:
-        raise _Inexact
+        raise Inexact
     return base**exponent.numerator
 
 
 def _exact_log2(x: Fraction) -> Fraction:
     if x <= 0:
-        raise _Undefined
+        raise Undefined
     num, den = x.numerator, x.denominator
     if num & (num - 1) == 0 and den & (den - 1) == 0:
         return Fraction(num.bit_length() - den.bit_length())
-    raise _Inexact
+    raise Inexact
 
 
 def _exact_sqrt(x: Fraction) -> Fraction:
     if x < 0:
-        raise _Undefined
+        raise Undefined
     rn, rd = math.isqrt(x.numerator), math.isqrt(x.denominator)
     if rn * rn == x.numerator and rd * rd == x.denominator:
         return Fraction(rn, rd)
-    raise _Inexact
+    raise Inexact
 
 
 def _exact_call(name: str, args: list[Fraction]) -> Fraction:
@@ -238,7 +236,7 @@ def _exact_call(name: str, args: list[Fraction]) -> Fraction:
         return _exact_log2(args[0])
     if name == "log" and len(args) == 2:
         if args[1] <= 0 or args[1] == 1:
-            raise _Undefined
+            raise Undefined
         numerator, denominator = _exact_log2(args[0]), _exact_log2(args[1])
         return numerator / denominator
     if name == "exp" and args[0] == 0:
@@ -246,8 +244,8 @@ def _exact_call(name: str, args: list[Fraction]) -> Fraction:
     if name in ("ln", "log", "log10") and args[0] == 1:
         return Fraction(0)
     if name in ("ln", "log", "log10") and args[0] <= 0:
-        raise _Undefined
-    raise _Inexact
+        raise Undefined
+    raise Inexact
 
 
 @functools.lru_cache(maxsize=4096)
@@ -257,7 +255,7 @@ def _decimal(value: float) -> Fraction:
 
 
 def _exact(expr: Expr, env: Mapping[str, Fraction]) -> Fraction:
-    """The exact value of ``expr`` at ``env``; _Inexact or _Undefined when it has none."""
+    """The exact value of ``expr`` at ``env``; Inexact or Undefined when it has none."""
     return _compiled(expr)(env)
 
 
@@ -285,7 +283,7 @@ def _compiled(expr: Expr) -> Exact:
         return lambda env: _exact_call(name, [arg(env) for arg in args])
 
     def inexact(env: Mapping[str, Fraction]) -> Fraction:
-        raise _Inexact  # Const: pi, e
+        raise Inexact  # Const: pi, e
 
     return inexact
 
@@ -303,142 +301,10 @@ def _compiled_binop(op: str, left: Exact, right: Exact) -> Exact:
     def divide(env: Mapping[str, Fraction]) -> Fraction:
         denominator = right(env)
         if denominator == 0:
-            raise _Undefined
+            raise Undefined
         return left(env) / denominator
 
     return divide
-
-
-# ----------------------------------------------------------------------------- 50 digits
-
-
-def _numeric(expr: Expr, env: Mapping[str, Any], mp: Any) -> Any:
-    if isinstance(expr, Num):
-        return mp.mpf(repr(expr.value))
-    if isinstance(expr, Var):
-        return mp.mpf(env[expr.name].numerator) / env[expr.name].denominator
-    if isinstance(expr, Const):
-        return +mp.pi if expr.name == "pi" else mp.e
-    if isinstance(expr, Neg):
-        return -_numeric(expr.operand, env, mp)
-    if isinstance(expr, BinOp):
-        a, b = _numeric(expr.left, env, mp), _numeric(expr.right, env, mp)
-        if expr.op == "+":
-            return a + b
-        if expr.op == "-":
-            return a - b
-        if expr.op == "*":
-            return a * b
-        if expr.op == "/":
-            if b == 0:
-                raise _Undefined
-            return a / b
-        if (a == 0 and b < 0) or (a < 0 and b != int(b)):
-            raise _Undefined
-        if abs(b * mp.log(abs(a))) > 10**6 if a != 0 else False:
-            raise _Undefined  # beyond any sensible magnitude: no value here
-        return mp.power(a, b)
-    assert isinstance(expr, Call)
-    args = [_numeric(arg, env, mp) for arg in expr.args]
-    return _numeric_call(expr.name, args, mp)
-
-
-def _numeric_call(name: str, args: list[Any], mp: Any) -> Any:
-    x = args[0]
-    if name in ("log2", "log10", "ln", "log") and x <= 0:
-        raise _Undefined
-    if name == "log" and len(args) == 2:
-        if args[1] <= 0 or args[1] == 1:
-            raise _Undefined
-        return mp.log(x) / mp.log(args[1])
-    if name == "sqrt" and x < 0:
-        raise _Undefined
-    if name == "exp" and x > 10**6:
-        raise _Undefined
-    table = {
-        "log2": lambda: mp.log(x, 2),
-        "log10": lambda: mp.log10(x),
-        "ln": lambda: mp.log(x),
-        "log": lambda: mp.log(x),
-        "sqrt": lambda: mp.sqrt(x),
-        "exp": lambda: mp.exp(x),
-        "min": lambda: min(args),
-        "max": lambda: max(args),
-        "abs": lambda: abs(x),
-        "ceil": lambda: mp.ceil(x),
-        "floor": lambda: mp.floor(x),
-    }
-    return table[name]()
-
-
-# ----------------------------------------------------------------------------- symbolic
-
-
-@functools.lru_cache(maxsize=256)
-def _symbolic(expected: Expr, given: Expr, domains: tuple[Domain, ...]) -> bool | None:
-    """What sympy proves about ``given - expected`` on the domains: True (identically zero),
-    False (a non-zero constant: a term too small for 50 digits, like ``+ 1e-40``) or None
-    (undecided). Cached: it does not depend on the seed, and simplifying is slow."""
-    if sum(1 for _ in expected._walk()) + sum(1 for _ in given._walk()) > 300:
-        return None  # simplify is not bounded in time: leave big inputs to the numbers
-    import sympy
-
-    symbols = {
-        d.name: sympy.Symbol(d.name, positive=d.low > 0, integer=d.integer or None, real=True)
-        for d in domains
-    }
-    try:
-        difference = _to_sympy(given, symbols, sympy) - _to_sympy(expected, symbols, sympy)
-        difference = sympy.simplify(sympy.expand_log(difference, force=False))
-    except (_Inexact, ArithmeticError, TypeError, ValueError, RecursionError):
-        return None
-    if difference == 0:
-        return True
-    if difference.is_number and difference.is_zero is False:
-        return False
-    return None
-
-
-def _to_sympy(expr: Expr, symbols: Mapping[str, Any], sympy: Any) -> Any:
-    """The sympy expression of a parse tree, built node by node (never from text)."""
-    if isinstance(expr, Num):
-        return sympy.Rational(repr(expr.value))
-    if isinstance(expr, Var):
-        return symbols[expr.name]
-    if isinstance(expr, Const):
-        return sympy.pi if expr.name == "pi" else sympy.E
-    if isinstance(expr, Neg):
-        return -_to_sympy(expr.operand, symbols, sympy)
-    if isinstance(expr, BinOp):
-        a, b = _to_sympy(expr.left, symbols, sympy), _to_sympy(expr.right, symbols, sympy)
-        if expr.op == "+":
-            return a + b
-        if expr.op == "-":
-            return a - b
-        if expr.op == "*":
-            return a * b
-        if expr.op == "/":
-            return a / b
-        if b.is_number and abs(b) > 64:
-            raise _Inexact  # 9^9^9 would be expanded exactly; leave it to the numbers
-        return sympy.Pow(a, b)
-    assert isinstance(expr, Call)
-    args = [_to_sympy(arg, symbols, sympy) for arg in expr.args]
-    x = args[0]
-    table = {
-        "log2": lambda: sympy.log(x) / sympy.log(2),
-        "log10": lambda: sympy.log(x) / sympy.log(10),
-        "ln": lambda: sympy.log(x),
-        "log": lambda: sympy.log(x) / sympy.log(args[1]) if len(args) == 2 else sympy.log(x),
-        "sqrt": lambda: sympy.sqrt(x),
-        "exp": lambda: sympy.exp(x),
-        "min": lambda: sympy.Min(*args),
-        "max": lambda: sympy.Max(*args),
-        "abs": lambda: sympy.Abs(x),
-        "ceil": lambda: sympy.ceiling(x),
-        "floor": lambda: sympy.floor(x),
-    }
-    return table[expr.name]()
 
 
 # ----------------------------------------------------------------------------- comparing
@@ -503,16 +369,18 @@ def equivalent(
     piecewise = _piecewise(a) or _piecewise(b)
     try:
         return _compare_exact(a, b, key, seed, "designed" if piecewise else "rational")
-    except _Inexact:
+    except Inexact:
         pass
     # Outside the exact fragment: 50-digit values find a difference at the corners (where
     # each term dominates in turn) or the random points; sympy, when they agree, turns the
     # agreement into a proof (it is only asked then: it is slow).
     points = _point_set(key, seed, "designed" if piecewise else "numeric")
-    outcome = _compare_numeric(a, b, points)
+    from deck import symbolic  # mpmath and sympy: only for formulas that need them
+
+    outcome = symbolic.compare_numeric(a, b, points)
     if not outcome.equal:
         return outcome
-    proved = _symbolic(a, b, key)
+    proved = symbolic.prove(a, b, key)
     if proved is True:
         return Equivalence(True, "symbolic", "the same expression, simplified", given=b)
     if proved is False:
@@ -523,14 +391,14 @@ def equivalent(
 
 
 def _values(expr: Expr, points: Sequence[Mapping[str, Fraction]]) -> tuple[Fraction | None, ...]:
-    """The exact values of ``expr`` at ``points`` (None where it has none); _Inexact when one
+    """The exact values of ``expr`` at ``points`` (None where it has none); Inexact when one
     cannot be represented."""
     f = _compiled(expr)
     out: list[Fraction | None] = []
     for point in points:
         try:
             out.append(f(point))
-        except _Undefined:
+        except Undefined:
             out.append(None)
     return tuple(out)
 
@@ -588,10 +456,10 @@ def _compare_exact(
         return Equivalence(True, "exact", f"equal at {checked} points, exactly", given=b)
     point, va, vb = witness
     factor = ratio if constant else None
-    return _different("exact", point, float(va), None if vb is None else float(vb), factor, b)
+    return different("exact", point, float(va), None if vb is None else float(vb), factor, b)
 
 
-def _different(
+def different(
     method: str,
     point: Mapping[str, Fraction],
     va: float,
@@ -613,44 +481,3 @@ def _ratio_text(factor: Fraction) -> str:
     if factor.denominator == 1:
         return f"{factor.numerator}×"
     return f"{factor.numerator}/{factor.denominator} of"
-
-
-def _compare_numeric(a: Expr, b: Expr, points: Sequence[Mapping[str, Fraction]]) -> Equivalence:
-    import mpmath
-
-    checked = 0
-    witness = None
-    ratios: list[Any] = []
-    with mpmath.workdps(NUMERIC_DIGITS):
-        tolerance = mpmath.mpf(NUMERIC_REL.numerator) / NUMERIC_REL.denominator
-        for point in points:
-            try:
-                va = _numeric(a, point, mpmath)
-            except (_Undefined, ValueError, ZeroDivisionError, OverflowError):
-                continue
-            try:
-                vb = _numeric(b, point, mpmath)
-            except (_Undefined, ValueError, ZeroDivisionError, OverflowError):
-                vb = None
-            checked += 1
-            same = vb is not None and abs(va - vb) <= tolerance * max(abs(va), abs(vb))
-            ratios.append(vb / va if vb is not None and va != 0 else None)
-            if witness is None and not same:
-                witness = (point, va, vb)
-        if checked == 0:
-            return Equivalence(False, "numeric", "the expected formula has no value at any point")
-        if witness is None:
-            return Equivalence(
-                True, "numeric", f"equal at {checked} points to {NUMERIC_DIGITS} digits", given=b
-            )
-        factor = None
-        if ratios and all(r is not None for r in ratios):
-            first = ratios[0]
-            if all(abs(r - first) <= tolerance * abs(first) for r in ratios):
-                candidate = Fraction(str(mpmath.nstr(first, 30))).limit_denominator(10**6)
-                if abs(first - mpmath.mpf(candidate.numerator) / candidate.denominator) <= (
-                    tolerance * abs(first)
-                ):
-                    factor = candidate
-        point, va, vb = witness
-        return _different("numeric", point, float(va), None if vb is None else float(vb), factor, b)

@@ -15,7 +15,7 @@ from typing import Any
 
 import sympy
 
-from deck.equivalence import _to_sympy
+from deck.symbolic import to_sympy as _to_sympy
 from deck.formula import BinOp, Call, Expr, Neg, Num, Var, parse
 from deck.model import Variable
 

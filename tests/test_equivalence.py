@@ -180,3 +180,24 @@ def test_junk_answers_raise_only_formula_errors(text: str) -> None:
     except FormulaError:
         return
     assert isinstance(outcome.equal, bool) and outcome.reason
+
+
+def test_sympy_and_mpmath_are_imported_only_when_needed() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys\n"
+        "from deck.checking import check_answer\n"
+        "from deck.equivalence import Domain, equivalent\n"
+        "equivalent('2*(N-1)/N*S', '2S - 2S/N', [Domain('N', 2, 64, True), Domain('S')])\n"
+        "from quizcoll.cli.main import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('sympy', 'mpmath') if m in sys.modules))\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
+    )
+    assert out.stdout.strip().splitlines()[-1] == "[]"
