@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deck.checking import answer_dim, check_answer, solve
 from deck.examples import answer_hint, example_answer
@@ -227,3 +229,26 @@ def test_every_card_has_an_example_of_its_own_quantity() -> None:
 def test_examples_follow_the_cards_unit(card_id: str, example: str) -> None:
     card = COLLECTION.by_id()[card_id]
     assert example_answer(card, answer_dim(card, REGISTRY)) == example
+
+
+JUNK_CARDS = ["ring-allreduce-time", "weights-in-gib-strict", "ring-allreduce-time-formula"]
+JUNK_CARDS += ["reducescatter-traffic-seed-mistake", "recursive-doubling-bytes-formula"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    card_id=st.sampled_from(JUNK_CARDS),
+    text=st.lists(
+        st.sampled_from([*"0123456789.eE+-*/^()NSaBG iMKb,;×·−µs%", "GiB", "log2("]),
+        max_size=30,
+    ).map("".join),
+)
+def test_junk_answers_get_a_verdict_never_an_exception(card_id: str, text: str) -> None:
+    card = COLLECTION.by_id()[card_id]
+    verdict = check_answer(card, draw(card, 7), text, REGISTRY)
+    assert verdict.message and "\n" not in verdict.message
+    if verdict.invalid:
+        assert verdict.exact not in verdict.message  # the answer stays hidden
+        assert verdict.mistake is None
+    else:
+        assert verdict.correct in (True, False)
