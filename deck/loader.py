@@ -52,6 +52,7 @@ COMMON_KEYS = (
     "params",
     "constraints",
     "verify",
+    "mistakes",
 )
 TYPE_KEYS: dict[CardType, tuple[str, ...]] = {
     CardType.BASIC: (),
@@ -396,6 +397,10 @@ class _FileValidator:
             options, correct = self.choice(m)
             shuffle = self.boolean(m, "shuffle", "shuffle", True)
         claims = self.claims(m, param_names, params)
+        from deck.mistake_specs import read_mistakes
+
+        known = {v.name for v in variables} if ctype is CardType.FORMULA else param_names
+        mistakes = read_mistakes(self, m, ctype, known, len(options), correct)
 
         fact_names = {c.name for c in claims if c.name}
         names = param_names | declared | fact_names | self.constant_names
@@ -420,6 +425,14 @@ class _FileValidator:
         for i, opt in enumerate(options):
             self.check_placeholders(m, f"options[{i}]", opt, names, pos=m["options"].where(i))
             self.text_spans(m["options"], i, f"options[{i}]", opt, names | {"answer"}, origins)
+        raw_mistakes = m.get("mistakes")
+        if isinstance(raw_mistakes, LList) and len(raw_mistakes) == len(mistakes):
+            mistake_names = names | ({"answer"} if answered else set())
+            for i, spec in enumerate(mistakes):
+                field = f"mistakes[{i}].message"
+                item = raw_mistakes[i]
+                if isinstance(item, LMap):
+                    self.text_spans(item, "message", field, spec.message, mistake_names, origins)
         for i, (claim, claim_map) in enumerate(self.claim_maps):
             if claim.text:
                 claim_names = names | {p.name for p in claim.where} | {"expect"}
@@ -449,6 +462,7 @@ class _FileValidator:
             origins=origins,
             unproven=self.unproven,
             constraints=constraints,
+            mistakes=mistakes,
         )
 
     def constraints(self, m: LMap, names: set[str]) -> tuple[Any, ...]:

@@ -34,7 +34,6 @@ from deck.spans import Span, SpanError, SpanKind, find_spans, parse_number_liter
 
 EXPECT_TOLERANCE = Tolerance(rel=1e-6)  # answer vs its closed form: two derivations agree
 FORMULA_POINTS = 24  # sample points for a formula answer against its executable
-MAX_FORMULA_SAMPLES = 256
 
 
 # ----------------------------------------------------------------------------- locations
@@ -233,7 +232,7 @@ def _word(text: str) -> str:
     return w
 
 
-def _check_formula_figure(span: Span, formula: str, samples: Any) -> FigureCheck:
+def _check_formula_figure(span: Span, formula: str, domains: Any) -> FigureCheck:
     from deck.formula import FormulaError, equivalent, parse
 
     try:
@@ -246,20 +245,36 @@ def _check_formula_figure(span: Span, formula: str, samples: Any) -> FigureCheck
         return FigureCheck(
             span, False, f"{span.literal!r} uses {', '.join(extra)}, which {formula!r} does not"
         )
-    points = list(samples) or [{}]
-    holds = equivalent(expected, given, points, rel_tol=1e-9)
-    return FigureCheck(span, holds, f"{span.literal!r} vs the proven {formula!r}")
+    try:
+        verdict = equivalent(expected, given, list(domains))
+    except FormulaError as exc:
+        return FigureCheck(span, False, f"cannot compare {span.literal!r}: {exc}")
+    why = "" if verdict.equal else f" ({verdict.reason})"
+    return FigureCheck(span, verdict.equal, f"{span.literal!r} vs the proven {formula!r}{why}")
 
 
-def formula_samples(claim: Claim) -> list[dict[str, float]]:
-    """The numeric sweep points of a swept fact (at most ``MAX_FORMULA_SAMPLES``)."""
-    from deck.instances import sweep
+def sweep_domains(claim: Claim) -> list[Any]:
+    """The domain of each variable of a swept fact: its range (or choices), base units."""
+    from deck.equivalence import Domain
+    from deck.instances import param_values
 
     out = []
-    for values, _ in sweep(claim.where):
-        out.append({k: v for k, v in values.items() if isinstance(v, int | float)})
-        if len(out) >= MAX_FORMULA_SAMPLES:
-            break
+    for spec in claim.where:
+        if spec.formula is not None:
+            continue
+        values = param_values(spec)
+        if values is None:
+            assert spec.range is not None
+            factor = units.lookup_unit(spec.unit).factor if units.is_unit(spec.unit) else 1
+            lo, hi = spec.range[0] * factor, spec.range[1] * factor
+        else:
+            numbers = [v for v in values if isinstance(v, int | float)]
+            if not numbers:
+                continue
+            lo, hi = min(numbers), max(numbers)
+        if lo == hi:
+            hi = lo + 1  # a single value: any neighbourhood keeps the formula's shape
+        out.append(Domain(spec.name, float(lo), float(hi), spec.integer))
     return out
 
 
@@ -342,9 +357,9 @@ def prove_instance(card: Card, instance: Any, registry: Registry, solution: Any)
     failures = list(check_facts(card, env, registry, point))
     answer_values = answer_span_values(card, solution)
     spans_env = {**env, **answer_values}
-    samples = {c.name: formula_samples(c) for c in card.verify if c.name and c.where}
+    samples: dict[str, Any] = {c.name: sweep_domains(c) for c in card.verify if c.name and c.where}
     if "answer" in answer_values and answer_values["answer"].formula is not None:
-        samples["answer"] = variable_samples(card, seed=instance.seed)
+        samples["answer"] = list(card.variables)
     card_texts = [(f, t) for f, t in card.texts() if not f.startswith("verify[")]
     found, checks = figure_failures(card, spans_env, card_texts, point, samples)
     failures += found
@@ -356,7 +371,7 @@ def prove_instance(card: Card, instance: Any, registry: Registry, solution: Any)
                 {**spans_env, "expect": own},
                 [(f"verify[{i}].claim", claim.text)],
                 point,
-                {**samples, "expect": formula_samples(claim) if claim.where else ()},
+                {**samples, "expect": sweep_domains(claim) if claim.where else ()},
             )
             failures += found
     if card.type is CardType.CHOICE:

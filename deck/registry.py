@@ -200,13 +200,15 @@ class UnknownExecutable(DeckError):
 
 
 class Registry:
-    """Named executables. Applications fill it; the engine only reads it."""
+    """Named executables, and the mistake detectors of the application's subject
+    (:mod:`deck.mistakes`). Applications fill it; the engine only reads it."""
 
     def __init__(self, executables: Iterable[Executable] = ()) -> None:
         self._by_name: dict[str, Executable] = {}
         self._constants: dict[str, Constant] = {}
         self._results: OrderedDict[tuple[Any, ...], Result] = OrderedDict()
         self._terms: set[str] = set()
+        self._detectors: list[Any] = []  # deck.mistakes.Detector (kept import-free here)
         for ex in executables:
             self.add(ex)
 
@@ -235,6 +237,18 @@ class Registry:
     @property
     def terms(self) -> frozenset[str]:
         return frozenset(self._terms)
+
+    def add_detector(self, detector: Any) -> Any:
+        """Register a mistake detector (an object with ``id`` and ``detect(attempt)``)."""
+        if any(d.id == detector.id for d in self._detectors):
+            raise ValueError(f"mistake detector {detector.id!r} registered twice")
+        self._detectors.append(detector)
+        return detector
+
+    @property
+    def detectors(self) -> tuple[Any, ...]:
+        """The registered mistake detectors, in registration order."""
+        return tuple(self._detectors)
 
     def add(self, executable: Executable) -> Executable:
         if executable.name in self._by_name:

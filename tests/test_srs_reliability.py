@@ -38,11 +38,11 @@ cards:
     back: Every rank ends with every rank's input, in rank order.
   - id: numeric-card
     type: numeric
-    front: "What is {n} plus 1?"
+    front: "What is {n} plus 10?"
     params:
       n: [1, 2, 3, 4, 5]
     answer:
-      expr: "n + 1"
+      expr: "n + 10"
   - id: choice-card
     type: choice
     front: Which is a collective?
@@ -105,8 +105,10 @@ def test_kill_9_at_random_points_loses_no_acknowledged_review(tmp_path: Path, ca
     rng = random.Random(0x51C0)
     db = tmp_path / "r0.db"
     # Wrong answers rated Again keep every card in its 1-minute learning step, so the
-    # session never runs dry; ratings vary to exercise every path.
-    feed = "".join(f"x\n{rng.choice('1111234')}\n" for _ in range(2000)).encode()
+    # session never runs dry; ratings vary to exercise every path. "2" is a wrong answer
+    # that every card reads (option b, or the number 2): text a card cannot read is not an
+    # attempt, and would be asked again.
+    feed = "".join(f"2\n{rng.choice('1111234')}\n" for _ in range(2000)).encode()
     total_acked = 0
     killed_mid_session = 0
     for point in range(KILL_POINTS):
@@ -200,7 +202,7 @@ def test_two_processes_review_the_same_database_at_once(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_two_plain_sessions_on_one_database(tmp_path: Path, cards: Path) -> None:
     db = tmp_path / "r.db"
-    feed = "x\n1\n" * (CLI_CONCURRENT_REVIEWS + 5)
+    feed = "2\n1\n" * (CLI_CONCURRENT_REVIEWS + 5)  # a wrong answer every card reads
     env = {**os.environ}
     procs = [
         subprocess.Popen(

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from datetime import datetime
 
+    from deck.checking import Verdict
+    from deck.instances import Instance
     from deck.model import Card, Rating
     from deck.registry import Registry
     from deck.scheduler import Config
@@ -155,6 +157,45 @@ def _next_entries(
     return build_queue(cards, store, config, now, deck=deck)
 
 
+def _ask(
+    card: Card,
+    instance: Instance,
+    registry: Registry | None,
+    stdin: TextIO,
+    stdout: TextIO,
+    say: Callable[[str], None],
+    started: float,
+) -> tuple[str, Verdict] | None:
+    """Read answers until one can be judged: (the answer, its verdict); None at end of input.
+
+    Text that cannot be read is not an attempt: its error is printed and the question asked
+    again, the answer still hidden. An empty line reveals the answer (giving up: Again).
+    """
+    import time
+
+    from deck.checking import answer_dim, check_answer, give_up, reveal
+    from deck.examples import answer_hint
+    from deck.model import CardType
+
+    if card.type is CardType.BASIC:
+        prompt = "answer (Enter reveals)> "
+    else:
+        prompt = f"answer ({answer_hint(card, answer_dim(card, registry))}; Enter reveals)> "
+    while True:
+        answer = _read(stdin, stdout, prompt)
+        if answer is None:
+            return None
+        if card.type is CardType.BASIC:
+            return answer, reveal(card, instance, registry)
+        if not answer.strip():
+            return answer, give_up(card, instance, registry)
+        elapsed = time.monotonic() - started
+        verdict = check_answer(card, instance, answer, registry, elapsed_s=elapsed)
+        if not verdict.invalid:
+            return answer, verdict
+        say(f"{verdict.message} Try again.")
+
+
 def plain_session(
     cards: Sequence[Card],
     registry: Registry | None,
@@ -173,7 +214,6 @@ def plain_session(
     import secrets
     import time
 
-    from deck.checking import check_answer, reveal
     from deck.errors import DeckError
     from deck.instances import draw, render_front, render_options
     from deck.model import CardType, Rating
@@ -211,20 +251,17 @@ def plain_session(
             for i, option in enumerate(options):
                 say(f"  {chr(ord('a') + i)}) {option}")
             started = time.monotonic()
-            prompt = "answer (Enter reveals)> " if card.type is CardType.BASIC else "answer> "
-            answer = _read(stdin, stdout, prompt)
-            if answer is None:
-                break
-            elapsed = time.monotonic() - started
             try:
-                if card.type is CardType.BASIC:
-                    verdict = reveal(card, instance, registry)
-                else:
-                    verdict = check_answer(card, instance, answer, registry, elapsed_s=elapsed)
+                asked = _ask(card, instance, registry, stdin, stdout, say, started)
             except DeckError as exc:
                 say(f"cannot check this card: {exc}")
                 continue
+            if asked is None:
+                break
+            answer, verdict = asked
             say(verdict.message)
+            if verdict.mistake is not None:
+                say(f"mistake: {verdict.mistake.id}")
             if verdict.solution.strip():
                 say(verdict.solution.strip())
             now = clock()

@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, str] = {
     "export": "export the cards to Markdown, Obsidian or an Anki package",
     "import": "turn an Anki package or a CSV file into a card file",
     "review": "review due cards (spaced repetition)",
+    "grade": "grade one answer to one card instance, exactly as a review would",
     "stats": "review statistics",
     "history": "export or import the review history as JSON",
     "optimize": "fit personal FSRS parameters from the review history (optimizer extra)",

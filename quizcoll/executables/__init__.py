@@ -26,6 +26,7 @@ MODULES: tuple[str, ...] = (
     "parallel",
     "layout",
     "numerics",
+    "mistakes",
     "constants",
 )
 

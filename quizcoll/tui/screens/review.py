@@ -22,8 +22,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Input, Markdown, ProgressBar, Static
 
-from deck.checking import answer_sentence
+from deck.checking import answer_dim, answer_sentence
 from deck.errors import DeckError
+from deck.examples import answer_hint
 from deck.model import CardType, Rating
 from quizcoll.tui.screens.base import QuizScreen
 from quizcoll.tui.services.review import Presented, ReviewSession
@@ -37,11 +38,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-PLACEHOLDERS = {
-    CardType.NUMERIC: "your answer with its unit, e.g. 3.5 GiB — Enter checks, space reveals",
-    CardType.FORMULA: "an expression in the card's variables — Enter checks, space reveals",
-    CardType.CHOICE: "option letter(s), e.g. b or a,c — Enter checks, space reveals",
-}
+KEYS_HINT = "Enter checks, space reveals"
 
 
 # The four ratings share one footer entry ("1234 Rate") so the footer fits in 80 columns;
@@ -288,7 +285,9 @@ class ReviewScreen(QuizScreen):
             self.query_one("#review-body").focus()
         else:
             answer.display = True
-            answer.placeholder = PLACEHOLDERS.get(p.card.type, "your answer")
+            # The example matches the card's quantity: a size, a time, a formula in its names.
+            dim = answer_dim(p.card, self.quiz.registry)
+            answer.placeholder = f"{answer_hint(p.card, dim)} — {KEYS_HINT}"
             answer.focus()
         self.query_one("#review-body", VerticalScroll).scroll_home(animate=False)
         self.refresh_bindings()
@@ -365,6 +364,16 @@ class ReviewScreen(QuizScreen):
             return
         self.check(event.value)
 
+    def _show_unreadable(self, p: Presented, message: str) -> None:
+        """Text that is not an answer: say where reading failed; no attempt, nothing shown."""
+        if p.answered:
+            self.notify(message, timeout=5)
+            return
+        box = self.query_one("#verdict", Static)
+        box.update(Text(message, style="italic"))
+        box.set_classes("-hint")
+        box.display = True
+
     @work(exclusive=True, group="review")
     async def check(self, text: str) -> None:
         session = self.session
@@ -373,7 +382,10 @@ class ReviewScreen(QuizScreen):
         p = session.current
 
         async def step() -> None:
-            if await asyncio.to_thread(session.check, text) is not None:
+            verdict = await asyncio.to_thread(session.check, text)
+            if verdict is not None and verdict.invalid:
+                self._show_unreadable(p, verdict.message)
+            elif verdict is not None:
                 await self._after_answer(p)
 
         await self._guarded(step)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 
-from deck.checking import Solution, Verdict, check_answer, reveal, solve
+from deck.checking import Solution, Verdict, check_answer, give_up, reveal, solve
 from deck.instances import Instance, draw, render_front, render_options, render_text
 from deck.model import Card, CardType, Rating
 from deck.queue import EntryKind, QueueEntry, build_queue, practice_queue
@@ -211,30 +211,35 @@ class ReviewSession:
     def check(self, text: str) -> Verdict | None:
         """Judge ``text`` for the card on screen (runs its executable once per instance).
 
-        A blank answer is not an attempt: it changes nothing and returns None.
-        A wrong answer keeps the exact answer hidden (see :attr:`Presented.revealed`).
+        A blank answer is not an attempt: it changes nothing and returns None. Nor is text
+        that cannot be read (:attr:`Verdict.invalid`): its verdict says where reading failed
+        and nothing else changes. A wrong answer keeps the exact answer hidden (see
+        :attr:`Presented.revealed`).
         """
         p = self._require()
         if not text.strip():
             return None
         if p.revealed and p.verdict is not None:
             return p.verdict  # the answer is on screen: another attempt would prove nothing
-        p.attempts += 1
-        p.answers.append(text)
         if p.solution is None:
             p.solution = solve(p.card, p.instance, self.registry)
         elapsed = (self.clock() - p.shown_at).total_seconds()
-        p.verdict = check_answer(
+        verdict = check_answer(
             p.card,
             p.instance,
             text,
             self.registry,
-            attempts=p.attempts,
+            attempts=p.attempts + 1,
             elapsed_s=elapsed,
             solution=p.solution,
         )
-        p.revealed = bool(p.verdict.correct)
-        return p.verdict
+        if verdict.invalid:
+            return verdict
+        p.attempts += 1
+        p.answers.append(text)
+        p.verdict = verdict
+        p.revealed = bool(verdict.correct)
+        return verdict
 
     def reveal(self) -> Verdict:
         """Show the answer: a self-graded card's back, the answer to a wrong attempt
@@ -249,15 +254,7 @@ class ReviewSession:
             return p.verdict
         if p.solution is None:
             p.solution = solve(p.card, p.instance, self.registry)
-        p.verdict = Verdict(
-            False,
-            "",
-            p.solution.text,
-            p.solution.markdown(),
-            Rating.AGAIN,
-            f"Revealed: the answer is {p.solution.text}.",
-            p.solution,
-        )
+        p.verdict = give_up(p.card, p.instance, self.registry, p.solution)
         return p.verdict
 
     # -- progress -------------------------------------------------------------------------
