@@ -12,6 +12,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Footer, Header, Static
 
 from deck.errors import DeckError
+from deck.scheduler import format_interval
 from quizcoll.tui.actions import ACTIONS
 from quizcoll.tui.screens.base import QuizScreen
 from quizcoll.tui.services.summary import HomeSummary, home_summary
@@ -114,6 +115,9 @@ class HomeScreen(QuizScreen):
             today.append(" left")
         else:
             today.append("all done", style="bold green")
+        if s.next_due is not None:
+            wait = format_interval(s.next_due - self.quiz.env.clock())
+            today.append(f" · next in {wait}", style="dim")
         today.append(" · streak ")
         today.append(f"{s.streak_days} day{'s' if s.streak_days != 1 else ''}", style="bold")
         if s.retention is not None:
