@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -160,12 +161,37 @@ class QuizApp(App[int]):
         else:
             self.push_screen(MemoryLabScreen(preset=preset))
 
-    def open_review(self, deck: str | None = None, *, practice: bool = False) -> None:
+    def open_review(
+        self, deck: str | None = None, *, practice: bool = False, tag: str | None = None
+    ) -> None:
         from quizcoll.tui.screens.review import ReviewScreen
 
         while len(self.screen_stack) > 1:
             self.pop_screen()
-        self.push_screen(ReviewScreen(deck=deck, practice=practice))
+        self.push_screen(ReviewScreen(deck=deck, practice=practice, tag=tag))
+
+    async def edit_file(self, path: Path, line: int) -> int:
+        """Run the editor on ``path`` at ``line`` with the terminal handed over to it; its
+        exit status. (A test environment passes its own editor and has no terminal.)"""
+        from textual.app import SuspendNotSupported
+
+        from quizcoll.tui.services.editor import run_editor
+
+        editor = self.env.editor or run_editor
+        try:
+            with self.suspend():
+                return editor(path, line)
+        except SuspendNotSupported:
+            if self.env.editor is None:
+                self.report("this terminal cannot hand itself to an editor", title="Edit")
+                return 1
+            return editor(path, line)
+
+    def replace_card(self, card: Card) -> None:
+        """Use the edited ``card`` (same id) everywhere from now on."""
+        if self.collection is not None:
+            cards = tuple(card if c.id == card.id else c for c in self.collection.cards)
+            self.collection = replace(self.collection, cards=cards)
 
     # -- actions (keys on the home screen; all reachable from the palette) ----------------
 

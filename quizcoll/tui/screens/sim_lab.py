@@ -253,7 +253,9 @@ class SimLabScreen(QuizScreen):
         sent = lab.sent_so_far[-1]
         text.append(f"\nmax sent/rank {units.format_bytes(float(sent.max()))}")
         text.append(f" · total {units.format_bytes(float(sent.sum()))}")
-        links = f"{req.link}/{req.inter_link}" if req.algorithm == HIERARCHICAL else req.link
+        links = req.link_label()
+        if req.algorithm == HIERARCHICAL:
+            links = f"{links}/{req.inter_link}"
         text.append(f" · time {_seconds(lab.time_s)} ({links})")
         if lab.algbw is not None and lab.busbw is not None:
             text.append(f" · algbw {units.format_rate(lab.algbw)}")

@@ -26,6 +26,7 @@ from quizcoll.collectives import (
     CollectiveError,
     CostModel,
     Crossover,
+    LinkModel,
     algorithms,
     bandwidths,
     crossover,
@@ -35,6 +36,7 @@ from quizcoll.collectives import (
     plan,
     run,
     verify,
+    with_overrides,
 )
 from quizcoll.collectives.api import Plan
 from quizcoll.collectives.trace import TraceStep
@@ -62,6 +64,22 @@ class LabRequest:
     link: str = "nvlink"
     nodes: int = 1  # hierarchical only: ranks = nodes × GPUs per node
     inter_link: str = "infiniband"
+    # A card's own link (α in seconds, B in bytes/s) in place of the preset's values.
+    latency: float | None = None
+    bandwidth: float | None = None
+
+    def link_model(self) -> LinkModel:
+        """The flat (or intra-node) link: the preset, with the card's α and B if given."""
+        return with_overrides(self.link, self.latency, self.bandwidth)
+
+    def link_label(self) -> str:
+        """How the status line names the link: the preset, or the card's α and B."""
+        if self.latency is None and self.bandwidth is None:
+            return self.link
+        model = self.link_model()
+        return (
+            f"α {units.format_seconds(model.latency_s, 3)}, B {units.format_rate(model.bandwidth)}"
+        )
 
     @property
     def gpus_per_node(self) -> int | None:
@@ -79,8 +97,8 @@ class LabRequest:
         """One link class, or two (intra, inter) for a hierarchical request."""
         gpus = self.gpus_per_node
         if gpus is None:
-            return CostModel(link=PRESETS[self.link])
-        return CostModel(PRESETS[self.link], inter=PRESETS[self.inter_link], gpus_per_node=gpus)
+            return CostModel(link=self.link_model())
+        return CostModel(self.link_model(), inter=PRESETS[self.inter_link], gpus_per_node=gpus)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
-"""The answer box: an Input that leaves ``space`` and ``u`` to the screen while it is empty.
+"""The answer box: an Input that leaves ``space`` and ``u`` (and ``h`` on a card with a
+hint) to the screen while it is empty.
 
 An answer never starts with a space, and right after a rating the box is empty, so
-``space`` (reveal) and ``u`` (undo) keep working without leaving the box.
+``space`` (reveal), ``u`` (undo) and ``h`` (hint) keep working without leaving the box.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ PASS_WHEN_EMPTY = frozenset({" ", "u"})
 class AnswerInput(Input):
     """Where the answer is typed; Enter checks it."""
 
+    # The keys an empty box leaves to the screen (the review sets it per card).
+    pass_keys: frozenset[str] = PASS_WHEN_EMPTY
+
     def passes(self, character: str | None) -> bool:
         """Whether this key goes to the screen's bindings instead of into the box."""
-        return not self.value and character in PASS_WHEN_EMPTY
+        return not self.value and character in self.pass_keys
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         if self.passes(character):
