@@ -1,8 +1,9 @@
-"""The answer box: an Input that leaves ``space`` and ``u`` (and ``h`` on a card with a
-hint) to the screen while it is empty.
+"""The answer box: an Input that leaves ``space``, ``u`` and ``!`` (and ``h`` on a card
+with a hint) to the screen while it is empty.
 
 An answer never starts with a space, and right after a rating the box is empty, so
-``space`` (reveal), ``u`` (undo) and ``h`` (hint) keep working without leaving the box.
+``space`` (reveal), ``u`` (undo), ``!`` (suspend) and ``h`` (hint) keep working without
+leaving the box. ``-`` (bury) does not: a negative answer starts with it.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import Input
 
-PASS_WHEN_EMPTY = frozenset({" ", "u"})
+PASS_WHEN_EMPTY = frozenset({" ", "u", "!"})  # no answer starts with these
 
 
 class AnswerInput(Input):

@@ -33,7 +33,8 @@ def render_summary(
             if s.hinted:
                 parts.append(f"{s.hinted} with a hint")
             text.append(f" ({', '.join(parts)})" if parts else "")
-            text.append(f" in {units.format_seconds(s.seconds, 2) if s.seconds else '0 s'}")
+            if s.seconds:
+                text.append(f" in {units.format_seconds(s.seconds, 2)}")
         text.append(".")
         if practice:
             text.append("\nPractice: the schedule did not change.", style="dim")
