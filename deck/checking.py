@@ -142,7 +142,8 @@ def solve(card: Card, instance: Instance, registry: Registry | None) -> Solution
         from deck.formula import parse
 
         expr = parse(a.formula)
-        back = render_text(card.back, instance, {"answer": str(expr)})
+        # A code span: Markdown would read the * of a product as emphasis ("**{answer}**").
+        back = render_text(card.back, instance, {"answer": f"`{expr}`"})
         return Solution(None, str(expr), back=back, formula=a.formula, typed=str(expr))
     if card.type is CardType.CHOICE:
         order = instance.option_order or tuple(range(len(card.options)))
