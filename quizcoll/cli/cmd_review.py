@@ -1,6 +1,7 @@
 """Review due cards. ``--plain`` is the line-by-line session for scripts and screen readers.
 
-Per card: the question is printed, an answer line is read, the verdict, the worked
+Per card: the question is printed, an answer line is read (``h`` first shows the card's
+hint, where it has one, and the review is logged as hinted), the verdict, the worked
 answer, the interval each rating would give and the suggested rating are printed, a
 rating line is read (``1``-``4`` or again/hard/good/easy; empty accepts the suggestion),
 and once the review is committed to the database ``saved: CARD_ID RATING`` is printed
@@ -175,7 +176,7 @@ def plain_session(
 
     from deck.checking import check_answer, reveal
     from deck.errors import DeckError
-    from deck.instances import draw, render_front, render_options
+    from deck.instances import draw, render_front, render_options, render_text
     from deck.model import CardType, Rating
     from deck.scheduler import Scheduler, format_interval
 
@@ -212,7 +213,15 @@ def plain_session(
                 say(f"  {chr(ord('a') + i)}) {option}")
             started = time.monotonic()
             prompt = "answer (Enter reveals)> " if card.type is CardType.BASIC else "answer> "
+            hint = render_text(card.hint, instance).strip() if card.hint else ""
+            if hint:
+                prompt = prompt.replace("answer", "answer (h: hint)", 1)
+            hinted = False
             answer = _read(stdin, stdout, prompt)
+            if hint and answer is not None and answer.strip().lower() == "h":
+                hinted = True
+                say(f"hint: {hint}")
+                answer = _read(stdin, stdout, prompt.replace(" (h: hint)", "", 1))
             if answer is None:
                 break
             elapsed = time.monotonic() - started
@@ -281,6 +290,7 @@ def plain_session(
                 seed=seed,
                 practice=practice,
                 leech_threshold=settings.leech_threshold,
+                hinted=hinted,
             )
             saved += 1
             last = (review, entry)
