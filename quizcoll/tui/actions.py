@@ -21,10 +21,16 @@ ACTIONS: tuple[AppAction, ...] = (
     AppAction(
         "practise", "p", "Practise", "Review ahead by weakest cards; the schedule stays as it is"
     ),
+    AppAction(
+        "custom_study", "c", "Custom study", "Practise one deck or tag; the schedule stays as it is"
+    ),
     AppAction("browse", "b", "Browse cards", "Search and filter every card; suspend, unsuspend"),
     AppAction("lab", "l", "Simulation lab", "Step through a collective, rank by rank"),
     AppAction("memory", "m", "Memory lab", "VRAM of a model: weights, KV cache, activations"),
     AppAction("stats", "s", "Statistics", "Reviews per day, retention, due forecast, decks"),
+    AppAction(
+        "settings", "o", "Settings", "Desired retention, daily limits, learning steps, theme"
+    ),
     AppAction("help", "?", "Help", "Every screen's keys", "app"),
     AppAction("toggle_dark", "ctrl+t", "Toggle light/dark theme", "Switch the colour theme", "app"),
     AppAction("home", "escape", "Home", "Back to the decks", "app"),
