@@ -725,6 +725,25 @@ class Store:
     def set_leech(self, card_id: str, leech: bool, *, deck: str = "") -> CardRecord:
         return self._update_flags(card_id, deck, leech=leech)
 
+    def rename_card(self, old: str, new: str) -> int:
+        """Carry the history and state of card ``old`` to the id ``new``, in one transaction;
+        returns the reviews moved. Refused when ``new`` already has a record or reviews (two
+        histories are never mixed) or ``old`` has neither."""
+        with self._write() as db:
+            for card_id in (new, old):
+                has = db.execute(
+                    "SELECT (SELECT count(*) FROM cards WHERE card_id = ?) + "
+                    "(SELECT count(*) FROM reviews WHERE card_id = ?)",
+                    (card_id, card_id),
+                ).fetchone()[0]
+                if card_id == new and has:
+                    raise StoreError(f"{self.path}: card {new!r} already has a history; not renamed")
+                if card_id == old and not has:
+                    raise StoreError(f"{self.path}: card {old!r} has no history to rename")
+            db.execute("UPDATE cards SET card_id = ? WHERE card_id = ?", (new, old))
+            moved = db.execute("UPDATE reviews SET card_id = ? WHERE card_id = ?", (new, old))
+            return int(moved.rowcount)
+
     def sync_cards(self, cards: Iterable[tuple[str, str]]) -> SyncResult:
         """Reconcile with the collection's ``(card_id, deck)`` pairs.
 
