@@ -277,7 +277,8 @@ class QuizApp(App[int]):
             # A review under a revealed answer adds the lab keys that apply to it.
             help_keys = getattr(self.screen, "help_keys", None)
             extra = {"Review": help_keys()} if callable(help_keys) else None
-            self.push_screen(HelpScreen(extra))
+            name = getattr(self.screen, "HELP_NAME", "Home")
+            self.push_screen(HelpScreen(name, extra))
 
     def on_key(self, event: events.Key) -> None:
         """Keys typed into a review's answer box while the focus was still moving to it."""

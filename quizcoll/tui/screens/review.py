@@ -105,6 +105,8 @@ def _sentence(text: str) -> str:
 class ReviewScreen(QuizScreen):
     """One review or practice session."""
 
+    HELP_NAME = "Review"  # its section of the help screen
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("space", "reveal", "Reveal"),

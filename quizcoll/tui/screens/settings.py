@@ -32,6 +32,8 @@ LABELS = {
 class SettingsScreen(QuizScreen):
     """Edit and save the review settings and the theme."""
 
+    HELP_NAME = "Settings"  # its section of the help screen
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("ctrl+s", "save", "Save"),

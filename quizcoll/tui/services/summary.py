@@ -11,7 +11,7 @@ from deck.model import Card
 from deck.queue import EntryKind, build_queue
 from deck.scheduler import Config
 from deck.stats import DeckSeries, Stats, compute_stats, deck_series
-from deck.store import CardRecord, Store
+from deck.store import CardRecord, Review, Store
 
 
 @dataclass(frozen=True)
@@ -130,3 +130,7 @@ def card_records(store: Store) -> dict[str, CardRecord]:
 
 def set_suspended(store: Store, card: Card, suspended: bool) -> CardRecord:
     return store.suspend(card.id, suspended, deck=card.deck)
+
+
+def card_history(store: Store, card_id: str) -> list[Review]:
+    return store.reviews(card_id)
