@@ -91,8 +91,7 @@ def verdict(result: MemoryResult) -> Text:
     if 0 < result.model_max_context < est.context:
         text.append(
             f"\n⚠ context {est.context:,} is beyond the {result.model_max_context:,} tokens "
-            f"{result.label} was trained for: the memory is computed, the model would not "
-            "cope (positions past its training)",
+            "the model was trained for (the memory is computed all the same)",
             style="bold yellow",
         )
     if not est.flash_attention:
