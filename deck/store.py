@@ -737,7 +737,9 @@ class Store:
                     (card_id, card_id),
                 ).fetchone()[0]
                 if card_id == new and has:
-                    raise StoreError(f"{self.path}: card {new!r} already has a history; not renamed")
+                    raise StoreError(
+                        f"{self.path}: card {new!r} already has a history; not renamed"
+                    )
                 if card_id == old and not has:
                     raise StoreError(f"{self.path}: card {old!r} has no history to rename")
             db.execute("UPDATE cards SET card_id = ? WHERE card_id = ?", (new, old))

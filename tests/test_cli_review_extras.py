@@ -180,3 +180,22 @@ def test_settings_are_saved_one_key_at_a_time_keeping_the_rest(tmp_path: Path) -
     with pytest.raises(Exception, match="theme"):
         save_settings(path, [Change("new_per_day", 3)], theme="neon")
     assert load_config(path) == config  # a refused save leaves the file as it was
+
+
+def test_vram_warns_beyond_the_trained_context_and_names_a_params_model(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "vram", "--model", "llama-3-8b", "--context", "32768", "--json")
+    document = json.loads(out)
+    assert code == 0 and document["max_position_embeddings"] == 8192
+    assert document["warnings"] == [
+        "context 32,768 exceeds the 8,192 tokens meta-llama/Meta-Llama-3-8B was trained for: "
+        "the memory is computed, but the model is not made for it"
+    ]
+    code, out, _ = run(capsys, "vram", "--model", "llama-3-8b", "--gpu", "h100")
+    assert "trained context: 8,192 tokens" in out and "(the model was trained for 8,192)" in out
+    assert "warning:" not in out  # the default context fits the trained one
+    code, out, _ = run(capsys, "vram", "--params", "7.5e9", "--json")
+    assert json.loads(out)["model"] == "7.5B-parameter model"
+    code, out, _ = run(capsys, "train-mem", "--params", "7e9", "--json")
+    assert json.loads(out)["model"] == "7B-parameter model"
