@@ -103,9 +103,9 @@ async def test_browse_wraps_sorts_shows_history_and_leeches(tmp_path: Path) -> N
         assert isinstance(screen, BrowseScreen)
         table = screen.query_one("#browse-table", DataTable)
         preview = screen.query_one("#browse-preview")
-        # side by side at 120 columns, each inside the screen (nothing cut at the edge)
-        assert table.region.right <= preview.region.x
-        assert preview.region.right <= app.size.width
+        # at 120 columns the preview goes under the table, full width: nothing cut at the edge
+        assert table.region.bottom <= preview.region.y
+        assert preview.region.right <= app.size.width and preview.region.width > 100
         card = screen.query_one("#browse-card", Markdown)
         assert card.region.right <= app.size.width
 

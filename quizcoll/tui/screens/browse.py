@@ -21,7 +21,7 @@ from quizcoll.tui.screens.base import QuizScreen
 from quizcoll.tui.services.browse import SORTS, BrowseRow, filter_rows, history_markdown, rows
 from quizcoll.tui.services.summary import card_history, card_records, set_suspended
 
-NARROW = 100
+NARROW = 140  # below this the preview goes under the table: the table needs ~100 columns
 PREVIEW_SEED = 0
 
 

@@ -118,6 +118,7 @@ class ReviewScreen(QuizScreen):
         Binding("e", "edit", "Try again", show=False),
         Binding("tab", "tab", "Try again / next field", show=False),
         Binding("h", "hint", "Hint"),
+        Binding("h", "no_hint", show=False),
         Binding("exclamation_mark", "suspend", "Suspend", key_display="!"),
         Binding("minus", "bury", "Bury until tomorrow", key_display="-", show=False),
         Binding("ctrl+o", "edit_card", "Edit the card", show=False),
@@ -205,6 +206,8 @@ class ReviewScreen(QuizScreen):
         if action in LAB_KEYS:
             # Hidden (not just dimmed) where it does not apply: most cards have no lab.
             return self._lab_preset(action) is not None
+        if action == "no_hint":
+            return p is not None and not p.card.hint
         if action == "no_lab":
             wanted = "open_lab" if parameters == ("simulation",) else "open_memory_lab"
             return p is not None and self._lab_preset(wanted) is None
@@ -241,6 +244,9 @@ class ReviewScreen(QuizScreen):
             self.notify(f"The {which} lab opens under a revealed answer.", timeout=3)
         else:
             self.notify(f"The {which} lab cannot replay this card's answer.", timeout=3)
+
+    def action_no_hint(self) -> None:
+        self.notify("This card has no hint.", timeout=3)
 
     def action_scroll(self, where: str) -> None:
         body = self.query_one("#review-body", VerticalScroll)
