@@ -46,7 +46,7 @@ def _answer_block(
     card: Card, seed: int, registry: Registry | None
 ) -> tuple[str, str, list[str], str]:
     """(question, short answer, options, worked solution) of the card's instance for ``seed``."""
-    inst = draw(card, seed)
+    inst = draw(card, seed, registry)
     question = render_front(card, inst).strip()
     options = render_options(card, inst) if card.type is CardType.CHOICE else []
     try:

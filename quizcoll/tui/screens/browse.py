@@ -143,7 +143,7 @@ class BrowseScreen(QuizScreen):
     @work(exclusive=True, group="browse-preview")
     async def _preview(self, row: BrowseRow) -> None:
         card = row.card
-        instance = draw(card, PREVIEW_SEED)
+        instance = draw(card, PREVIEW_SEED, self.quiz.registry)
         parts = [f"### {card.id}", render_front(card, instance)]
         try:
             solution = solve(card, instance, self.quiz.registry)
