@@ -28,12 +28,16 @@ cards:
 
   - id: {deck}-example-numeric
     type: numeric
-    front: "{{p}} billion parameters in bf16: how many GB of weights?"
-    params:
-      p: [1, 7, 70]                   # each review draws a value
-    answer:
-      expr: "p * 2"                   # 2 bytes per parameter
-      unit: GB
+    front: "A ring all-reduce runs on {{n}} GPUs over a {{size}} buffer. How many bytes does each GPU send?"
+    params:                           # each review draws fresh values
+      n: {{range: [2, 32]}}
+      size: {{choices: [64, 256, 1024], unit: MiB}}
+    answer:                           # computed by code: quizcoll check --list-executables
+      run: collectives.cost
+      args: {{collective: all_reduce, algorithm: ring, ranks: "{{n}}", size: "{{size}}"}}
+      field: max_bytes_sent
+      expect: "2*(n-1)/n*size"        # the closed form check holds the code to
+      unit: MiB
       tolerance: 1%
 """
 
