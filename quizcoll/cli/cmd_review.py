@@ -1,6 +1,7 @@
 """Review due cards. ``--plain`` is the line-by-line session for scripts and screen readers.
 
-Per card: the question is printed, an answer line is read, the verdict, the worked
+Per card: the question is printed, an answer line is read (``h`` first shows the card's
+hint, where it has one, and the review is logged as hinted), the verdict, the worked
 answer, the interval each rating would give and the suggested rating are printed, a
 rating line is read (``1``-``4`` or again/hard/good/easy; empty accepts the suggestion),
 and once the review is committed to the database ``saved: CARD_ID RATING`` is printed
@@ -165,34 +166,44 @@ def _ask(
     stdout: TextIO,
     say: Callable[[str], None],
     started: float,
-) -> tuple[str, Verdict] | None:
-    """Read answers until one can be judged: (the answer, its verdict); None at end of input.
+) -> tuple[str, Verdict, bool] | None:
+    """Read answers until one can be judged: (the answer, its verdict, whether the hint was
+    shown); None at end of input.
 
     Text that cannot be read is not an attempt: its error is printed and the question asked
-    again, the answer still hidden. An empty line reveals the answer (giving up: Again).
+    again, the answer still hidden. An empty line reveals the answer (giving up: Again);
+    ``h`` shows the card's hint first, where it has one.
     """
     import time
 
     from deck.checking import answer_dim, check_answer, give_up, reveal
     from deck.examples import answer_hint
+    from deck.instances import render_text
     from deck.model import CardType
 
     if card.type is CardType.BASIC:
-        prompt = "answer (Enter reveals)> "
+        example = ""
     else:
-        prompt = f"answer ({answer_hint(card, answer_dim(card, registry))}; Enter reveals)> "
+        example = f"{answer_hint(card, answer_dim(card, registry))}; "
+    hint = render_text(card.hint, instance).strip() if card.hint else ""
+    hinted = False
     while True:
-        answer = _read(stdin, stdout, prompt)
+        offer = "h: hint; " if hint and not hinted else ""
+        answer = _read(stdin, stdout, f"answer ({example}{offer}Enter reveals)> ")
         if answer is None:
             return None
+        if offer and answer.strip().lower() == "h":
+            hinted = True
+            say(f"hint: {hint}")
+            continue
         if card.type is CardType.BASIC:
-            return answer, reveal(card, instance, registry)
+            return answer, reveal(card, instance, registry), hinted
         if not answer.strip():
-            return answer, give_up(card, instance, registry)
+            return answer, give_up(card, instance, registry), hinted
         elapsed = time.monotonic() - started
         verdict = check_answer(card, instance, answer, registry, elapsed_s=elapsed)
         if not verdict.invalid:
-            return answer, verdict
+            return answer, verdict, hinted
         say(f"{verdict.message} Try again.")
 
 
@@ -258,7 +269,7 @@ def plain_session(
                 continue
             if asked is None:
                 break
-            answer, verdict = asked
+            answer, verdict, hinted = asked
             say(verdict.message)
             if verdict.mistake is not None:
                 say(f"mistake: {verdict.mistake.id}")
@@ -318,6 +329,7 @@ def plain_session(
                 seed=seed,
                 practice=practice,
                 leech_threshold=settings.leech_threshold,
+                hinted=hinted,
             )
             saved += 1
             last = (review, entry)

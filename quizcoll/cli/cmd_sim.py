@@ -191,6 +191,8 @@ def run(args: argparse.Namespace) -> int:
         ranks = args.nodes * args.gpus_per_node
     else:
         ranks = DEFAULT_RANKS if args.ranks is None else args.ranks
+        if ranks == 1:  # one rank has nobody to talk to (other bad counts: checked below)
+            raise UsageError("--ranks must be at least 2 for a collective, got 1")
     if args.trace and ranks > TRACE_MAX_RANKS:
         shape = f" (--nodes {args.nodes} × --gpus-per-node {args.gpus_per_node})" * hierarchical
         raise UsageError(f"--trace shows at most {TRACE_MAX_RANKS} ranks, got {ranks}{shape}")

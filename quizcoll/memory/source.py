@@ -69,7 +69,15 @@ def resolve_source(
         cfg = load_config(config)
         return ModelSource(cfg.name, cfg, None)
     count = parse_parameter_count(str(parameters))
-    return ModelSource("a model", None, count)
+    return ModelSource(f"{short_count(count)}-parameter model", None, count)
+
+
+def short_count(n: int) -> str:
+    """A parameter count as people say it: ``7B``, ``7.5B``, ``125M``, ``1.2T``."""
+    for suffix, size in (("T", 10**12), ("B", 10**9), ("M", 10**6), ("K", 10**3)):
+        if n >= size:
+            return f"{n / size:.4g}{suffix}"
+    return str(n)
 
 
 def _catalog_or_hub(name: str) -> ModelConfig:
