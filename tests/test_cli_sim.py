@@ -117,7 +117,7 @@ def test_table_and_trace_text(capsys: pytest.CaptureFixture) -> None:
         (["all_reduce", "--size", "0"], "--size: 0 is not a positive whole number"),
         (["all_reduce", "--size", "6B"], "not a positive whole number of float32 elements"),
         (["reduce_scatter", "--size", "36B"], "do not split into 8 equal chunks"),
-        (["all_reduce", "--ranks", "0"], "ranks must be between 1 and 1024"),
+        (["all_reduce", "--ranks", "0"], "ranks must be between 1 and 131,072"),
         (["all_reduce", "--ranks", "32", "--trace"], "--trace shows at most 16 ranks"),
         (["all_reduce", "--bandwidth", "5us"], "--bandwidth: 'us' is a unit of seconds"),
         (["all_reduce", "--latency=-1us"], "latency must be ≥ 0"),
@@ -373,7 +373,10 @@ def test_hierarchical_table_and_trace(capsys: pytest.CaptureFixture) -> None:
             "--link sets a single link class",
         ),
         (["all_reduce", "--nodes", "0", "--gpus-per-node", "2"], "--nodes must be at least 1"),
-        (["all_reduce", "--nodes", "64", "--gpus-per-node", "32"], "= 2048 ranks; the simulator"),
+        (
+            ["all_reduce", "--nodes", "65536", "--gpus-per-node", "4"],
+            "= 262144 ranks; the simulator takes at most 131,072",
+        ),
         (
             ["all_reduce", "--nodes", "4", "--gpus-per-node", "8", "--trace"],
             "--trace shows at most 16 ranks, got 32 (--nodes 4 × --gpus-per-node 8)",

@@ -17,7 +17,7 @@ from typing import Any
 from quizcoll.cli.common import UsageError, add_json_argument, print_json
 
 TRACE_MAX_RANKS = 16
-MAX_RANKS = 1024  # quizcoll.collectives.MAX_RANKS (not imported here: it pulls in numpy)
+MAX_RANKS = 131_072  # quizcoll.collectives.MAX_RANKS (not imported here: it pulls in numpy)
 DEFAULT_RANKS = 8
 LINKS = ("nvlink", "infiniband")
 HIERARCHICAL = "hierarchical"
@@ -134,7 +134,7 @@ def _is_hierarchical(args: argparse.Namespace, collective: Any) -> bool:
     if ranks > MAX_RANKS:
         raise UsageError(
             f"--nodes {args.nodes} × --gpus-per-node {args.gpus_per_node} = {ranks} ranks; "
-            f"the simulator takes at most {MAX_RANKS}"
+            f"the simulator takes at most {MAX_RANKS:,}"
         )
     if args.ranks is not None and args.ranks != ranks:
         raise UsageError(
@@ -211,11 +211,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         model = co.CostModel(co.LinkModel(link.name, latency, bandwidth))
         p = co.plan(collective, ranks, count, algorithm=algorithm, dtype=dtype, root=args.root)
-        verified, verified_elements = _verify(p, op, int(budget), args.seed)
+        check = _verify(p, op, int(budget), args.seed)
     except co.CollectiveError as exc:
         raise UsageError(str(exc)) from None
     time_s = p.time(model)
-    doc = _document(p, op, time_s, verified, verified_elements)
+    doc = _document(p, op, time_s, check)
     doc.update(latency_s=latency, bandwidth=bandwidth)
     if args.trace:
         doc["trace"] = p.trace.to_json()
@@ -226,9 +226,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _document(
-    p: Any, op: Any, time_s: float, verified: bool | None, verified_elements: int
-) -> dict[str, Any]:
+def _document(p: Any, op: Any, time_s: float, check: Any) -> dict[str, Any]:
     """The keys every ``sim --json`` document has (DESIGN.md, plus a few more)."""
     from quizcoll import collectives as co
 
@@ -253,8 +251,9 @@ def _document(
         "algbw": algbw,
         "busbw": busbw,
         "busbw_factor": co.busbw_factor(p.collective, p.ranks),
-        "verified": verified,
-        "verified_elements": verified_elements,
+        "verified": check.verified,
+        "verified_ranks": check.sample.ranks,
+        "verified_elements": check.sample.count if check.verified is not None else 0,
     }
 
 
@@ -281,7 +280,7 @@ def _run_hierarchical(
         model = co.CostModel(intra, inter=inter, gpus_per_node=a)
         p = co.plan("all_reduce", n, count, algorithm=HIERARCHICAL, dtype=dtype, gpus_per_node=a)
         flat = co.plan("all_reduce", n, count, algorithm="ring", dtype=dtype)
-        verified, verified_elements = _verify(p, op, budget, args.seed)
+        check = _verify(p, op, budget, args.seed)
     except co.CollectiveError as exc:
         raise UsageError(str(exc)) from None
     time_s = p.time(model)
@@ -289,9 +288,10 @@ def _run_hierarchical(
     intra_sent, inter_sent = p.bytes_by_link(a)
     _, flat_inter = flat.bytes_by_link(a)
     size = p.input_bytes
-    doc = _document(p, op, time_s, verified, verified_elements)
+    doc = _document(p, op, time_s, check)
     doc.update(
         nodes=b,
+        verified_gpus_per_node=check.sample.gpus_per_node,
         gpus_per_node=a,
         intra_link=_link_doc(intra),
         inter_link=_link_doc(inter),
@@ -321,42 +321,12 @@ def _run_hierarchical(
     return 0
 
 
-def _verify(p: Any, op: Any, budget: int, seed: int) -> tuple[bool | None, int]:
-    """Simulate the plan's algorithm on random data and check it; at the full size when
-    the buffers fit the budget, else at a small count with the same remainder mod N."""
-    import numpy as np
+def _verify(p: Any, op: Any, budget: int, seed: int) -> Any:
+    """Move data for the plan's algorithm at a bounded size and check it (see
+    :mod:`quizcoll.collectives.sample`)."""
+    from quizcoll.collectives.sample import check_plan
 
-    from quizcoll import collectives as co
-
-    count = p.count
-    if p.buffer_bytes() > budget:
-        n = p.ranks
-        small = 1 if p.collective in (co.Collective.GATHER, co.Collective.ALL_GATHER) else 0
-        count = small or min(count, 4 * n + count % n)
-    rng = np.random.default_rng(seed)
-    kind = p.dtype.numpy or np.float32  # bfloat16 has no numpy type: check with float32
-    inputs = []
-    for _ in range(p.ranks):
-        if np.issubdtype(kind, np.integer):
-            low = 0 if np.issubdtype(kind, np.unsignedinteger) else -8
-            inputs.append(rng.integers(low, 9, count).astype(kind))
-        elif op is co.Op.PROD:
-            inputs.append(rng.uniform(0.5, 1.5, count).astype(kind))
-        else:
-            inputs.append(rng.standard_normal(count).astype(kind))
-    try:
-        result = co.run(
-            p.collective,
-            inputs,
-            algorithm=p.algorithm,
-            op=op,
-            root=p.root,
-            budget_bytes=budget,
-            gpus_per_node=p.gpus_per_node,
-        )
-    except co.CollectiveError:
-        return None, 0
-    return co.verify(result, inputs), count
+    return check_plan(p, op, budget, seed)
 
 
 def _table(doc: dict[str, Any], p: Any, trace: bool, link: str) -> str:
@@ -400,11 +370,19 @@ def _verified_text(doc: dict[str, Any], p: Any) -> str:
     verified = {True: "yes", False: "NO — outputs differ from the definition", None: "not run"}[
         doc["verified"]
     ]
-    if (
-        doc["verified"] is not None
-        and doc["verified_elements"] * p.dtype.itemsize != doc["size_bytes"]
-    ):
-        verified += f" (simulated at {doc['verified_elements']:,} elements per rank)"
+    if doc["verified"] is None:
+        return verified
+    ranks, elements = doc["verified_ranks"], doc["verified_elements"]
+    if ranks != doc["ranks"]:
+        shape = f"{ranks:,} ranks"
+        if doc.get("verified_gpus_per_node"):
+            shape += f" ({ranks // doc['verified_gpus_per_node']:,} nodes × {doc['verified_gpus_per_node']})"
+        verified += (
+            f" (data moved at {shape} × {elements:,} elements per rank; "
+            f"counts and time above are for all {doc['ranks']:,} ranks)"
+        )
+    elif elements * p.dtype.itemsize != doc["size_bytes"]:
+        verified += f" (simulated at {elements:,} elements per rank)"
     return verified
 
 
