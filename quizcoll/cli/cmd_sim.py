@@ -17,6 +17,8 @@ from typing import Any
 from quizcoll.cli.common import UsageError, add_json_argument, print_json
 
 TRACE_MAX_RANKS = 16
+BACKENDS = ("sim", "gloo", "nccl")  # quizcoll.collectives.backends.BACKENDS
+MAX_ITERS = 100_000
 MAX_RANKS = 131_072  # quizcoll.collectives.MAX_RANKS (not imported here: it pulls in numpy)
 DEFAULT_RANKS = 8
 LINKS = ("nvlink", "infiniband")
@@ -85,6 +87,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--trace",
         action="store_true",
         help=f"show every round and every rank's buffer (at most {TRACE_MAX_RANKS} ranks)",
+    )
+    real = parser.add_argument_group(
+        'real runs on torch.distributed (pip install "quizcoll[torch]")'
+    )
+    real.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="sim",
+        help="also run it for real: gloo (CPU processes) or nccl (GPUs), one process per "
+        "rank here or across a torchrun launch (default sim: the simulation only)",
+    )
+    real.add_argument(
+        "--warmup", metavar="N", type=int, default=5, help="untimed iterations (default 5)"
+    )
+    real.add_argument(
+        "--iters", metavar="N", type=int, default=20, help="timed iterations (default 20)"
     )
     add_json_argument(parser)
 
@@ -191,6 +209,10 @@ def run(args: argparse.Namespace) -> int:
         ranks = args.nodes * args.gpus_per_node
     else:
         ranks = DEFAULT_RANKS if args.ranks is None else args.ranks
+        if args.ranks is None and args.backend != "sim":
+            from quizcoll.collectives.backends.launch import launch_size, launched_by_torchrun
+
+            ranks = launch_size() if launched_by_torchrun() else ranks
     if args.trace and ranks > TRACE_MAX_RANKS:
         shape = f" (--nodes {args.nodes} × --gpus-per-node {args.gpus_per_node})" * hierarchical
         raise UsageError(f"--trace shows at most {TRACE_MAX_RANKS} ranks, got {ranks}{shape}")
@@ -217,6 +239,10 @@ def run(args: argparse.Namespace) -> int:
     time_s = p.time(model)
     doc = _document(p, op, time_s, check)
     doc.update(latency_s=latency, bandwidth=bandwidth)
+    report, measured = _real_run(args, p, op, int(budget))
+    if not report:
+        return 0  # a rank other than 0 of a torchrun launch: rank 0 reports
+    doc.update(measured)
     if args.trace:
         doc["trace"] = p.trace.to_json()
     if args.json:
@@ -254,6 +280,7 @@ def _document(p: Any, op: Any, time_s: float, check: Any) -> dict[str, Any]:
         "verified": check.verified,
         "verified_ranks": check.sample.ranks,
         "verified_elements": check.sample.count if check.verified is not None else 0,
+        **({"verified_root": check.sample.root} if p.collective.rooted else {}),
     }
 
 
@@ -312,6 +339,10 @@ def _run_hierarchical(
         flat_ring_inter_node_bytes_per_gpu=int(flat_inter.max()),
         speedup_vs_flat_ring=flat_time / time_s if time_s > 0 else 1.0,
     )
+    report, measured = _real_run(args, p, op, budget)
+    if not report:
+        return 0
+    doc.update(measured)
     if args.trace:
         doc["trace"] = p.trace.to_json()
     if args.json:
@@ -319,6 +350,68 @@ def _run_hierarchical(
     else:
         print(_hierarchical_table(doc, p, args.trace))
     return 0
+
+
+def _real_run(args: argparse.Namespace, p: Any, op: Any, budget: int) -> tuple[bool, dict]:
+    """``(report, keys)``: the measured keys of ``--backend gloo|nccl`` (none for sim);
+    ``report`` is false on the ranks of a torchrun launch other than 0."""
+    if args.backend == "sim":
+        return True, {}
+    for flag, value, low in (("--warmup", args.warmup, 0), ("--iters", args.iters, 1)):
+        if not low <= value <= MAX_ITERS:
+            raise UsageError(f"{flag} must be between {low} and {MAX_ITERS:,}, got {value}")
+    from quizcoll.collectives.backends import BackendError
+    from quizcoll.collectives.backends.launch import real_run, spec_for
+
+    try:
+        spec = spec_for(
+            p,
+            op,
+            args.backend,
+            budget_bytes=budget,
+            seed=args.seed,
+            warmup=args.warmup,
+            iters=args.iters,
+        )
+        measurement = real_run(spec, p.ranks, budget)
+    except BackendError as exc:
+        raise UsageError(str(exc)) from None
+    if measurement is None:
+        return False, {}
+    return True, measurement.document()
+
+
+def _measured_lines(doc: dict[str, Any]) -> list[str]:
+    """The text of a real run, under the simulation's figures."""
+    if "backend" not in doc:
+        return []
+    from deck.units import format_rate
+    from deck.units import format_seconds as secs
+
+    def rate(x: float | None) -> str:
+        return "n/a" if x is None else format_rate(x)
+
+    where = f"{doc['measured_ranks']} {doc['measured_launch']}"
+    if doc["measured_launch"] == "torchrun":
+        where = f"{doc['measured_ranks']} ranks of a torchrun launch"
+    matches = {True: "yes", False: "NO — the outputs differ", None: "not compared"}[
+        doc["matches_simulation"]
+    ]
+    if doc["matches_simulation"] is not None:
+        matches += (
+            f" (on the simulation's inputs, {doc['measured_checked_elements']:,} elements per rank)"
+        )
+    return [
+        "",
+        f"  measured on {doc['backend']} ({where}, {doc['measured_device']}, torch "
+        f"{doc['torch_version']}): {doc['measured_warmup_iters']} warm-up + "
+        f"{doc['measured_iters']} timed iterations, mean over ranks",
+        f"    time             {secs(doc['measured_time_s'])}  (model: {secs(doc['time_s'])})",
+        f"    algbw            {rate(doc['measured_algbw'])}",
+        f"    busbw            {rate(doc['measured_busbw'])}",
+        f"    matches sim      {matches}",
+        *(f"    note: {note}" for note in doc["measured_notes"]),
+    ]
 
 
 def _verify(p: Any, op: Any, budget: int, seed: int) -> Any:
@@ -361,6 +454,7 @@ def _table(doc: dict[str, Any], p: Any, trace: bool, link: str) -> str:
                 f"  {r:>4}  {format_bytes(doc['bytes_sent'][r]):>14}  "
                 f"{format_bytes(doc['bytes_received'][r]):>14}"
             )
+    lines += _measured_lines(doc)
     if trace:
         lines += ["", *_trace_lines(p)]
     return "\n".join(lines)
@@ -377,9 +471,11 @@ def _verified_text(doc: dict[str, Any], p: Any) -> str:
         shape = f"{ranks:,} ranks"
         if doc.get("verified_gpus_per_node"):
             shape += f" ({ranks // doc['verified_gpus_per_node']:,} nodes × {doc['verified_gpus_per_node']})"
+        shape += f" × {elements:,} elements per rank"
+        if doc.get("verified_root", doc["root"]) != doc["root"]:
+            shape += f", root {doc['verified_root']}"
         verified += (
-            f" (data moved at {shape} × {elements:,} elements per rank; "
-            f"counts and time above are for all {doc['ranks']:,} ranks)"
+            f" (data moved at {shape}; counts and time above are for all {doc['ranks']:,} ranks)"
         )
     elif elements * p.dtype.itemsize != doc["size_bytes"]:
         verified += f" (simulated at {elements:,} elements per rank)"
@@ -470,6 +566,7 @@ def _hierarchical_table(doc: dict[str, Any], p: Any, trace: bool) -> str:
                 f"{format_bytes(doc['bytes_received'][r]):>14}  "
                 f"{format_bytes(doc['inter_node_bytes_sent'][r]):>14}"
             )
+    lines += _measured_lines(doc)
     if trace:
         lines += ["", *_trace_lines(p)]
     return "\n".join(lines)

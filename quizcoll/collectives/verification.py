@@ -80,3 +80,22 @@ def _rank_agrees(got: np.ndarray, want: np.ndarray, bound: np.ndarray | None) ->
         close = np.abs(g - w) <= bound
         same_special = (np.isnan(g) & np.isnan(w)) | (np.isinf(g) & (g == w))
     return bool((close | same_special).all())
+
+
+def agrees_with(
+    collective: Collective,
+    got: np.ndarray,
+    want: np.ndarray,
+    inputs: Sequence[np.ndarray],
+    op: Op,
+    *,
+    rank: int,
+    slack: float = 1.0,
+) -> bool:
+    """Whether rank ``rank``'s output ``got`` equals ``want`` (another implementation's
+    output for that rank) within ``slack`` times the error bound of the definition."""
+    expected: list[np.ndarray | None] = [None] * len(inputs)
+    expected[rank] = want
+    bounds = _bounds(collective, inputs, op, expected)
+    bound = None if bounds is None else bounds[rank]
+    return _rank_agrees(np.asarray(got), want, None if bound is None else slack * bound)
