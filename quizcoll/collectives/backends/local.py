@@ -54,6 +54,7 @@ class LocalGroup:
             QUIZCOLL_INIT_METHOD=f"file://{self._dir.name}/rendezvous",
             PYTHONPATH=os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")])),
         )
+        env.setdefault("OMP_NUM_THREADS", "1")  # as torchrun does: N processes share the cores
         log = open(Path(self._dir.name) / f"rank{rank}.log", "w+", encoding="utf-8")  # noqa: SIM115 - closed in close()
         self._logs.append(log)
         worker = subprocess.Popen(
