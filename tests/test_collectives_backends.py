@@ -221,10 +221,10 @@ def test_bad_real_runs_are_one_line_exit_2(
 
 
 def test_text_report_shows_the_measurement(capsys: pytest.CaptureFixture) -> None:
-    from quizcoll.cli.cmd_sim import _measured_lines
+    from quizcoll.cli.sim_backend import measured_lines
 
     m = Measurement("gloo", 4, "local processes", "cpu", "2.13.0", 1e-3, 4e9, 6e9, 5, 20, False, 48)
-    text = "\n".join(_measured_lines({"time_s": 2e-6, **m.document()}))
+    text = "\n".join(measured_lines({"time_s": 2e-6, **m.document()}))
     assert "measured on gloo (4 local processes, cpu, torch 2.13.0): 5 warm-up + 20 timed" in text
     assert "NO — the outputs differ" in text and "busbw            6.00 GB/s" in text
     assert np.isfinite(m.time_s)

@@ -15,10 +15,10 @@ import argparse
 from typing import Any
 
 from quizcoll.cli.common import UsageError, add_json_argument, print_json
+from quizcoll.cli.sim_backend import measured_lines, real_run
 
 TRACE_MAX_RANKS = 16
 BACKENDS = ("sim", "gloo", "nccl")  # quizcoll.collectives.backends.BACKENDS
-MAX_ITERS = 100_000
 MAX_RANKS = 131_072  # quizcoll.collectives.MAX_RANKS (not imported here: it pulls in numpy)
 DEFAULT_RANKS = 8
 LINKS = ("nvlink", "infiniband")
@@ -239,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
     time_s = p.time(model)
     doc = _document(p, op, time_s, check)
     doc.update(latency_s=latency, bandwidth=bandwidth)
-    report, measured = _real_run(args, p, op, int(budget))
+    report, measured = real_run(args, p, op, int(budget))
     if not report:
         return 0  # a rank other than 0 of a torchrun launch: rank 0 reports
     doc.update(measured)
@@ -339,7 +339,7 @@ def _run_hierarchical(
         flat_ring_inter_node_bytes_per_gpu=int(flat_inter.max()),
         speedup_vs_flat_ring=flat_time / time_s if time_s > 0 else 1.0,
     )
-    report, measured = _real_run(args, p, op, budget)
+    report, measured = real_run(args, p, op, budget)
     if not report:
         return 0
     doc.update(measured)
@@ -350,68 +350,6 @@ def _run_hierarchical(
     else:
         print(_hierarchical_table(doc, p, args.trace))
     return 0
-
-
-def _real_run(args: argparse.Namespace, p: Any, op: Any, budget: int) -> tuple[bool, dict]:
-    """``(report, keys)``: the measured keys of ``--backend gloo|nccl`` (none for sim);
-    ``report`` is false on the ranks of a torchrun launch other than 0."""
-    if args.backend == "sim":
-        return True, {}
-    for flag, value, low in (("--warmup", args.warmup, 0), ("--iters", args.iters, 1)):
-        if not low <= value <= MAX_ITERS:
-            raise UsageError(f"{flag} must be between {low} and {MAX_ITERS:,}, got {value}")
-    from quizcoll.collectives.backends import BackendError
-    from quizcoll.collectives.backends.launch import real_run, spec_for
-
-    try:
-        spec = spec_for(
-            p,
-            op,
-            args.backend,
-            budget_bytes=budget,
-            seed=args.seed,
-            warmup=args.warmup,
-            iters=args.iters,
-        )
-        measurement = real_run(spec, p.ranks, budget)
-    except BackendError as exc:
-        raise UsageError(str(exc)) from None
-    if measurement is None:
-        return False, {}
-    return True, measurement.document()
-
-
-def _measured_lines(doc: dict[str, Any]) -> list[str]:
-    """The text of a real run, under the simulation's figures."""
-    if "backend" not in doc:
-        return []
-    from deck.units import format_rate
-    from deck.units import format_seconds as secs
-
-    def rate(x: float | None) -> str:
-        return "n/a" if x is None else format_rate(x)
-
-    where = f"{doc['measured_ranks']} {doc['measured_launch']}"
-    if doc["measured_launch"] == "torchrun":
-        where = f"{doc['measured_ranks']} ranks of a torchrun launch"
-    matches = {True: "yes", False: "NO — the outputs differ", None: "not compared"}[
-        doc["matches_simulation"]
-    ]
-    if doc["matches_simulation"] is not None:
-        matches += (
-            f" (on the simulation's inputs, {doc['measured_checked_elements']:,} elements per rank)"
-        )
-    return [
-        "",
-        f"  measured on {doc['backend']} ({where}, {doc['measured_device']}, torch "
-        f"{doc['torch_version']}): {doc['measured_warmup_iters']} warm-up + "
-        f"{doc['measured_iters']} timed iterations, mean over ranks",
-        f"    time             {secs(doc['measured_time_s'])}  (model: {secs(doc['time_s'])})",
-        f"    algbw            {rate(doc['measured_algbw'])}",
-        f"    busbw            {rate(doc['measured_busbw'])}",
-        f"    matches sim      {matches}",
-        *(f"    note: {note}" for note in doc["measured_notes"]),
-    ]
 
 
 def _verify(p: Any, op: Any, budget: int, seed: int) -> Any:
@@ -454,7 +392,7 @@ def _table(doc: dict[str, Any], p: Any, trace: bool, link: str) -> str:
                 f"  {r:>4}  {format_bytes(doc['bytes_sent'][r]):>14}  "
                 f"{format_bytes(doc['bytes_received'][r]):>14}"
             )
-    lines += _measured_lines(doc)
+    lines += measured_lines(doc)
     if trace:
         lines += ["", *_trace_lines(p)]
     return "\n".join(lines)
@@ -566,7 +504,7 @@ def _hierarchical_table(doc: dict[str, Any], p: Any, trace: bool) -> str:
                 f"{format_bytes(doc['bytes_received'][r]):>14}  "
                 f"{format_bytes(doc['inter_node_bytes_sent'][r]):>14}"
             )
-    lines += _measured_lines(doc)
+    lines += measured_lines(doc)
     if trace:
         lines += ["", *_trace_lines(p)]
     return "\n".join(lines)
