@@ -22,11 +22,10 @@ def real_run(args: argparse.Namespace, p: Any, op: Any, budget: int) -> tuple[bo
     for flag, value, low in (("--warmup", args.warmup, 0), ("--iters", args.iters, 1)):
         if not low <= value <= MAX_ITERS:
             raise UsageError(f"{flag} must be between {low} and {MAX_ITERS:,}, got {value}")
-    from quizcoll.collectives.backends import BackendError
-    from quizcoll.collectives.backends.launch import real_run, spec_for
+    from quizcoll.collectives.backends import BackendError, launch
 
     try:
-        spec = spec_for(
+        spec = launch.spec_for(
             p,
             op,
             args.backend,
@@ -35,7 +34,7 @@ def real_run(args: argparse.Namespace, p: Any, op: Any, budget: int) -> tuple[bo
             warmup=args.warmup,
             iters=args.iters,
         )
-        measurement = real_run(spec, p.ranks, budget)
+        measurement = launch.real_run(spec, p.ranks, budget)
     except BackendError as exc:
         raise UsageError(str(exc)) from None
     if measurement is None:
