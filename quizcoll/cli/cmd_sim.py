@@ -409,7 +409,7 @@ def _verified_text(doc: dict[str, Any], p: Any) -> str:
         shape = f"{ranks:,} ranks"
         if doc.get("verified_gpus_per_node"):
             shape += f" ({ranks // doc['verified_gpus_per_node']:,} nodes × {doc['verified_gpus_per_node']})"
-        shape += f" × {elements:,} elements per rank"
+        shape += f" × {elements:,} element{'s' * (elements != 1)} per rank"
         if doc.get("verified_root", doc["root"]) != doc["root"]:
             shape += f", root {doc['verified_root']}"
         verified += (

@@ -2,7 +2,8 @@
 
 Counts and modelled time come from the schedule's structure at any size; the data
 simulation that earns ``verified`` runs the same algorithm at a size that fits: the full
-size when its buffers fit the budget, else a few elements per rank, and beyond
+size when its buffers fit the budget and it has at most :data:`MAX_FULL_ELEMENTS` input
+elements in all, else two elements per block, and beyond
 :data:`MAX_SAMPLE_RANKS` ranks on fewer ranks (a power of two stays a power of two, any
 other count stays one; a hierarchical all-reduce keeps its GPUs per node where it can).
 :class:`Sample` says what was run, so the output can say so.
@@ -25,6 +26,10 @@ from quizcoll.collectives.semantics import Collective
 
 MAX_SAMPLE_RANKS = 1024  # the data simulation of every algorithm stays well under a second
 SAMPLE_PER_BLOCK = 2  # elements per block of a shrunk sample
+# The full size is moved only up to this many input elements in all (64 MiB of float32):
+# beyond, the data check shrinks as for sizes over the budget, so it stays well under a
+# second whatever the size.
+MAX_FULL_ELEMENTS = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -52,7 +57,8 @@ class Check:
 def sample_for(p: Plan, budget_bytes: int) -> Sample:
     """The size at which ``p``'s algorithm is run on data (see the module docstring)."""
     ranks, gpus = _sample_ranks(p)
-    if ranks == p.ranks and p.buffer_bytes() <= budget_bytes:
+    small = ranks * p.count <= MAX_FULL_ELEMENTS
+    if ranks == p.ranks and small and p.buffer_bytes() <= budget_bytes:
         return Sample(ranks, p.count, p.root, gpus)
     c = p.collective
     if c in (Collective.GATHER, Collective.ALL_GATHER):
@@ -91,7 +97,8 @@ def sample_inputs(dtype: np.dtype, op: Op, ranks: int, count: int, seed: int) ->
         return rng.integers(low, 9, shape).astype(dtype)
     if op is Op.PROD:
         return rng.uniform(0.5, 1.5, shape).astype(dtype)
-    return rng.standard_normal(shape, dtype=np.float64).astype(dtype)
+    exact = dtype if dtype in (np.float32, np.float64) else np.float32  # what numpy draws
+    return rng.standard_normal(shape, dtype=exact).astype(dtype, copy=False)
 
 
 def sample_dtype(p: Plan) -> np.dtype:
