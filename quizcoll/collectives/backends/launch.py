@@ -143,7 +143,7 @@ def measure_launched(spec: RunSpec, world: int, budget_bytes: int) -> Measuremen
         )
     local = int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
     _check_memory(spec, world, local, budget_bytes)
-    require_torch(spec.backend, 1 if spec.backend == "nccl" else local)
+    require_torch(spec.backend, local)
     import torch.distributed as dist
 
     from quizcoll.collectives.backends.torch_ops import measure_in_group
