@@ -20,6 +20,8 @@ class) entry ``α · messages + max(sent, received) / bandwidth + combined / red
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from quizcoll.collectives.cost import CostModel, LinkModel
@@ -45,9 +47,13 @@ class BlockBytes:
     def __init__(self, elems: np.ndarray, itemsize: int, scale: int = 1) -> None:
         factor = np.int64(itemsize) * np.int64(scale)
         self.uniform = elems.shape[0] <= 1 or elems.strides[0] == 0
-        table = (elems[:1] if self.uniform else elems).astype(np.int64) * factor
-        self.table = table
-        self.prefix = np.concatenate(
+        self.table = (elems[:1] if self.uniform else elems).astype(np.int64) * factor
+
+    @cached_property
+    def prefix(self) -> np.ndarray:
+        """Bytes of slots ``0 … b − 1`` at column ``b``, per sending rank."""
+        table = self.table
+        return np.concatenate(
             [np.zeros((table.shape[0], 1), dtype=np.int64), np.cumsum(table, axis=1)], axis=1
         )
 
@@ -125,8 +131,8 @@ def _pair_totals(
     if isinstance(phase, RingRounds):
         g = _group_bytes(phase, sizes)
         # member p sends every group but (p − lag + 1) mod L over the L − 1 rounds
-        totals = g.sum(axis=1, keepdims=True) - np.roll(g, phase.lag - 1, axis=1)
-        return phase.rings.ravel(), np.roll(phase.rings, -1, axis=1).ravel(), totals.ravel()
+        totals = g.sum(axis=1, keepdims=True) - _rotate(g, phase.lag - 1)
+        return phase.rings.ravel(), _rotate(phase.rings, -1).ravel(), totals.ravel()
     src, dst = np.divmod(np.flatnonzero(~np.eye(n, dtype=bool)), n)
     return src, dst, sizes.blocks(src, dst)
 
@@ -287,20 +293,27 @@ def _entry(
 def _ring_times(phase: RingRounds, sizes: BlockBytes, model: CostModel) -> np.ndarray:
     g = _group_bytes(phase, sizes)
     rings, length, rounds = phase.rings, phase.length, phase.rounds
-    hop = _classes(model, rings, np.roll(rings, -1, axis=1))  # class of hop p → p + 1
     latency, bandwidth = _links(model)
     gamma = model.reduce_rate if phase.reduce else None
-    if (hop == hop.flat[0]).all():
+    hop = None if model.inter is None else _classes(model, rings, _rotate(rings, -1))
+    if hop is None or (hop == hop.flat[0]).all():
         # every round moves every group one hop: the busiest rank is the same each time
-        into = np.roll(g, 1, axis=1)  # a member sending group q received group q − 1
+        # (hop p → p + 1 has class hop[i, p])
+        into = _rotate(g, 1)  # a member sending group q received group q − 1
         reduced = 0.0 if gamma is None else into / gamma
-        c = np.full(g.shape, hop.flat[0])
+        c = np.zeros(g.shape, dtype=np.int64) if hop is None else hop
         cost = float(_entry(latency, bandwidth, g, into, c, c, reduced).max())
         return np.full(rounds, cost)
     period = model.gpus_per_node or 1
     if gamma is None and length % period == 0 and _periodic(hop, period):
         return _periodic_ring_times(phase, g, hop[0, :period], latency, bandwidth)
     return _exact_ring_times(phase, g, hop, latency, bandwidth, gamma)
+
+
+def _rotate(a: np.ndarray, k: int) -> np.ndarray:
+    """``np.roll(a, k, axis=1)``, without its overhead (this runs for every ring phase)."""
+    k %= a.shape[1]
+    return np.concatenate((a[:, a.shape[1] - k :], a[:, : a.shape[1] - k]), axis=1) if k else a
 
 
 def _periodic(hop: np.ndarray, period: int) -> bool:
@@ -364,12 +377,12 @@ def _exact_ring_times(
 ) -> np.ndarray:
     """Round by round, every rank: O(rounds × ranks), refused beyond a bound."""
     _check_work(phase.rounds, g.size, "ring")
-    hop_in = np.roll(hop, 1, axis=1)
+    hop_in = _rotate(hop, 1)
     times = np.empty(phase.rounds)
     for s in range(phase.rounds):
         k = phase.lag + s
-        out = np.roll(g, k, axis=1)  # out[i, p] = g[i, (p − k) mod L]
-        into = np.roll(out, 1, axis=1)
+        out = _rotate(g, k)  # out[i, p] = g[i, (p − k) mod L]
+        into = _rotate(out, 1)
         reduced = 0.0 if gamma is None else into / gamma
         times[s] = _entry(latency, bandwidth, out, into, hop, hop_in, reduced).max()
     return times

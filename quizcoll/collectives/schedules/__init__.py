@@ -78,13 +78,15 @@ def check_algorithm(
     )
 
 
-# Card checks ask for the same few algorithms again and again: structures (O(N log N)
-# numbers at most) are cached up to STRUCTURE_CACHE_MAX_RANKS ranks, transfer rows (a
-# ring over N ranks has 2(N−1)·N of them, ~4 MB with their keys at 256 ranks) up to
-# CACHE_MAX_RANKS. Larger ones are rebuilt on request.
+# Card checks ask for the same algorithms again and again, sweeping N over small ranges:
+# structures (O(N log N) numbers at most: a few KB at 64 ranks) are cached, many of them
+# up to CACHE_MAX_RANKS ranks and the last 16 up to STRUCTURE_CACHE_MAX_RANKS; transfer
+# rows (a ring over N ranks has 2(N−1)·N of them, ~4 MB with their keys at 256 ranks),
+# the last 16 up to CACHE_MAX_RANKS. Larger ones are rebuilt on request.
 CACHE_MAX_RANKS = 256
 STRUCTURE_CACHE_MAX_RANKS = 4096
 CACHE_SIZE = 16
+SMALL_STRUCTURE_CACHE_SIZE = 1024
 
 
 def structure_for(
@@ -93,6 +95,8 @@ def structure_for(
     """The phases of ``algorithm`` for ``collective`` on ``ranks`` ranks. They depend on
     neither the element count nor the split sizes (the block sizes do), so one serves
     every size; small ones come from a bounded cache, shared between callers."""
+    if ranks <= CACHE_MAX_RANKS:
+        return _cached_small_structure(collective, algorithm, ranks, root)
     if ranks <= STRUCTURE_CACHE_MAX_RANKS:
         return _cached_structure(collective, algorithm, ranks, root)
     return build_structure(collective, algorithm, ranks, root)
@@ -109,6 +113,13 @@ def rows_of(structure: Structure) -> Schedule:
     if structure.ranks <= CACHE_MAX_RANKS:
         return _cached_rows(structure)
     return expand(structure)
+
+
+@lru_cache(maxsize=SMALL_STRUCTURE_CACHE_SIZE)
+def _cached_small_structure(
+    collective: Collective, algorithm: str, ranks: int, root: int
+) -> Structure:
+    return build_structure(collective, algorithm, ranks, root)
 
 
 @lru_cache(maxsize=CACHE_SIZE)
