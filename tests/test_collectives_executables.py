@@ -90,6 +90,7 @@ def test_latency_and_bandwidth_override_the_preset(registry) -> None:
     [
         ({"collective": "allreduce", "ranks": 8, "size": 64}, "is not one of"),
         ({"collective": "all_reduce", "ranks": 1, "size": 64}, "below the minimum"),
+        ({"collective": "all_reduce", "ranks": 1025, "size": 64}, "above the maximum 1024"),
         ({"collective": "all_reduce", "ranks": 8, "size": 0}, "below the minimum"),
         ({"collective": "all_reduce", "ranks": 8, "size": 6}, "not a whole number of float32"),
         ({"collective": "reduce_scatter", "ranks": 8, "size": 36}, "equal chunks"),
@@ -157,3 +158,13 @@ def test_every_collective_explains(registry, collective: str) -> None:
         registry.get(f"collectives.{collective}").bind(args), r
     )
     assert f"**{collective}" in text and "busbw" in text
+
+
+def test_cards_count_up_to_1024_ranks(registry) -> None:
+    result = registry.call(
+        "collectives.cost",
+        {"collective": "all_reduce", "algorithm": "rabenseifner", "ranks": 1024, "size": "1GiB"},
+    )
+    assert result["steps"] == 20 and result["traffic_factor"] == pytest.approx(2 * 1023 / 1024)
+    with pytest.raises(ArgumentError, match="above the maximum 256"):
+        registry.call("collectives.crossover", {"ranks": 257})

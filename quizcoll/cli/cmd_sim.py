@@ -15,9 +15,11 @@ import argparse
 from typing import Any
 
 from quizcoll.cli.common import UsageError, add_json_argument, print_json
+from quizcoll.cli.sim_backend import measured_lines, real_run
 
 TRACE_MAX_RANKS = 16
-MAX_RANKS = 1024  # quizcoll.collectives.MAX_RANKS (not imported here: it pulls in numpy)
+BACKENDS = ("sim", "gloo", "nccl")  # quizcoll.collectives.backends.BACKENDS
+MAX_RANKS = 131_072  # quizcoll.collectives.MAX_RANKS (not imported here: it pulls in numpy)
 DEFAULT_RANKS = 8
 LINKS = ("nvlink", "infiniband")
 HIERARCHICAL = "hierarchical"
@@ -86,6 +88,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help=f"show every round and every rank's buffer (at most {TRACE_MAX_RANKS} ranks)",
     )
+    real = parser.add_argument_group(
+        'real runs on torch.distributed (pip install "quizcoll[torch]")'
+    )
+    real.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="sim",
+        help="also run it for real: gloo (CPU processes) or nccl (GPUs), one process per "
+        "rank here or across a torchrun launch (default sim: the simulation only)",
+    )
+    real.add_argument(
+        "--warmup", metavar="N", type=int, default=5, help="untimed iterations (default 5)"
+    )
+    real.add_argument(
+        "--iters", metavar="N", type=int, default=20, help="timed iterations (default 20)"
+    )
     add_json_argument(parser)
 
 
@@ -134,7 +152,7 @@ def _is_hierarchical(args: argparse.Namespace, collective: Any) -> bool:
     if ranks > MAX_RANKS:
         raise UsageError(
             f"--nodes {args.nodes} × --gpus-per-node {args.gpus_per_node} = {ranks} ranks; "
-            f"the simulator takes at most {MAX_RANKS}"
+            f"the simulator takes at most {MAX_RANKS:,}"
         )
     if args.ranks is not None and args.ranks != ranks:
         raise UsageError(
@@ -191,6 +209,10 @@ def run(args: argparse.Namespace) -> int:
         ranks = args.nodes * args.gpus_per_node
     else:
         ranks = DEFAULT_RANKS if args.ranks is None else args.ranks
+        if args.ranks is None and args.backend != "sim":
+            from quizcoll.collectives.backends.launch import launch_size, launched_by_torchrun
+
+            ranks = launch_size() if launched_by_torchrun() else ranks
         if ranks == 1:  # one rank has nobody to talk to (other bad counts: checked below)
             raise UsageError("--ranks must be at least 2 for a collective, got 1")
     if args.trace and ranks > TRACE_MAX_RANKS:
@@ -213,12 +235,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         model = co.CostModel(co.LinkModel(link.name, latency, bandwidth))
         p = co.plan(collective, ranks, count, algorithm=algorithm, dtype=dtype, root=args.root)
-        verified, verified_elements = _verify(p, op, int(budget), args.seed)
+        check = _verify(p, op, int(budget), args.seed)
     except co.CollectiveError as exc:
         raise UsageError(str(exc)) from None
     time_s = p.time(model)
-    doc = _document(p, op, time_s, verified, verified_elements)
+    doc = _document(p, op, time_s, check)
     doc.update(latency_s=latency, bandwidth=bandwidth)
+    report, measured = real_run(args, p, op, int(budget))
+    if not report:
+        return 0  # a rank other than 0 of a torchrun launch: rank 0 reports
+    doc.update(measured)
     if args.trace:
         doc["trace"] = p.trace.to_json()
     if args.json:
@@ -228,9 +254,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _document(
-    p: Any, op: Any, time_s: float, verified: bool | None, verified_elements: int
-) -> dict[str, Any]:
+def _document(p: Any, op: Any, time_s: float, check: Any) -> dict[str, Any]:
     """The keys every ``sim --json`` document has (DESIGN.md, plus a few more)."""
     from quizcoll import collectives as co
 
@@ -255,8 +279,10 @@ def _document(
         "algbw": algbw,
         "busbw": busbw,
         "busbw_factor": co.busbw_factor(p.collective, p.ranks),
-        "verified": verified,
-        "verified_elements": verified_elements,
+        "verified": check.verified,
+        "verified_ranks": check.sample.ranks,
+        "verified_elements": check.sample.count if check.verified is not None else 0,
+        **({"verified_root": check.sample.root} if p.collective.rooted else {}),
     }
 
 
@@ -283,7 +309,7 @@ def _run_hierarchical(
         model = co.CostModel(intra, inter=inter, gpus_per_node=a)
         p = co.plan("all_reduce", n, count, algorithm=HIERARCHICAL, dtype=dtype, gpus_per_node=a)
         flat = co.plan("all_reduce", n, count, algorithm="ring", dtype=dtype)
-        verified, verified_elements = _verify(p, op, budget, args.seed)
+        check = _verify(p, op, budget, args.seed)
     except co.CollectiveError as exc:
         raise UsageError(str(exc)) from None
     time_s = p.time(model)
@@ -291,9 +317,10 @@ def _run_hierarchical(
     intra_sent, inter_sent = p.bytes_by_link(a)
     _, flat_inter = flat.bytes_by_link(a)
     size = p.input_bytes
-    doc = _document(p, op, time_s, verified, verified_elements)
+    doc = _document(p, op, time_s, check)
     doc.update(
         nodes=b,
+        verified_gpus_per_node=check.sample.gpus_per_node,
         gpus_per_node=a,
         intra_link=_link_doc(intra),
         inter_link=_link_doc(inter),
@@ -314,6 +341,10 @@ def _run_hierarchical(
         flat_ring_inter_node_bytes_per_gpu=int(flat_inter.max()),
         speedup_vs_flat_ring=flat_time / time_s if time_s > 0 else 1.0,
     )
+    report, measured = real_run(args, p, op, budget)
+    if not report:
+        return 0
+    doc.update(measured)
     if args.trace:
         doc["trace"] = p.trace.to_json()
     if args.json:
@@ -323,42 +354,12 @@ def _run_hierarchical(
     return 0
 
 
-def _verify(p: Any, op: Any, budget: int, seed: int) -> tuple[bool | None, int]:
-    """Simulate the plan's algorithm on random data and check it; at the full size when
-    the buffers fit the budget, else at a small count with the same remainder mod N."""
-    import numpy as np
+def _verify(p: Any, op: Any, budget: int, seed: int) -> Any:
+    """Move data for the plan's algorithm at a bounded size and check it (see
+    :mod:`quizcoll.collectives.sample`)."""
+    from quizcoll.collectives.sample import check_plan
 
-    from quizcoll import collectives as co
-
-    count = p.count
-    if p.buffer_bytes() > budget:
-        n = p.ranks
-        small = 1 if p.collective in (co.Collective.GATHER, co.Collective.ALL_GATHER) else 0
-        count = small or min(count, 4 * n + count % n)
-    rng = np.random.default_rng(seed)
-    kind = p.dtype.numpy or np.float32  # bfloat16 has no numpy type: check with float32
-    inputs = []
-    for _ in range(p.ranks):
-        if np.issubdtype(kind, np.integer):
-            low = 0 if np.issubdtype(kind, np.unsignedinteger) else -8
-            inputs.append(rng.integers(low, 9, count).astype(kind))
-        elif op is co.Op.PROD:
-            inputs.append(rng.uniform(0.5, 1.5, count).astype(kind))
-        else:
-            inputs.append(rng.standard_normal(count).astype(kind))
-    try:
-        result = co.run(
-            p.collective,
-            inputs,
-            algorithm=p.algorithm,
-            op=op,
-            root=p.root,
-            budget_bytes=budget,
-            gpus_per_node=p.gpus_per_node,
-        )
-    except co.CollectiveError:
-        return None, 0
-    return co.verify(result, inputs), count
+    return check_plan(p, op, budget, seed)
 
 
 def _table(doc: dict[str, Any], p: Any, trace: bool, link: str) -> str:
@@ -393,6 +394,7 @@ def _table(doc: dict[str, Any], p: Any, trace: bool, link: str) -> str:
                 f"  {r:>4}  {format_bytes(doc['bytes_sent'][r]):>14}  "
                 f"{format_bytes(doc['bytes_received'][r]):>14}"
             )
+    lines += measured_lines(doc)
     if trace:
         lines += ["", *_trace_lines(p)]
     return "\n".join(lines)
@@ -402,11 +404,21 @@ def _verified_text(doc: dict[str, Any], p: Any) -> str:
     verified = {True: "yes", False: "NO — outputs differ from the definition", None: "not run"}[
         doc["verified"]
     ]
-    if (
-        doc["verified"] is not None
-        and doc["verified_elements"] * p.dtype.itemsize != doc["size_bytes"]
-    ):
-        verified += f" (simulated at {doc['verified_elements']:,} elements per rank)"
+    if doc["verified"] is None:
+        return verified
+    ranks, elements = doc["verified_ranks"], doc["verified_elements"]
+    if ranks != doc["ranks"]:
+        shape = f"{ranks:,} ranks"
+        if doc.get("verified_gpus_per_node"):
+            shape += f" ({ranks // doc['verified_gpus_per_node']:,} nodes × {doc['verified_gpus_per_node']})"
+        shape += f" × {elements:,} element{'s' * (elements != 1)} per rank"
+        if doc.get("verified_root", doc["root"]) != doc["root"]:
+            shape += f", root {doc['verified_root']}"
+        verified += (
+            f" (data moved at {shape}; counts and time above are for all {doc['ranks']:,} ranks)"
+        )
+    elif elements * p.dtype.itemsize != doc["size_bytes"]:
+        verified += f" (simulated at {elements:,} elements per rank)"
     return verified
 
 
@@ -494,6 +506,7 @@ def _hierarchical_table(doc: dict[str, Any], p: Any, trace: bool) -> str:
                 f"{format_bytes(doc['bytes_received'][r]):>14}  "
                 f"{format_bytes(doc['inter_node_bytes_sent'][r]):>14}"
             )
+    lines += measured_lines(doc)
     if trace:
         lines += ["", *_trace_lines(p)]
     return "\n".join(lines)

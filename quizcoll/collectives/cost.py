@@ -7,6 +7,7 @@ default). A message is all the blocks one rank sends one peer in a round; empty 
 cost nothing. With ``gpus_per_node`` and an ``inter`` link, transfers between nodes use
 the inter-node link and the two classes run concurrently (NVLink and the NIC are
 separate hardware). The total is the sum over rounds; rounds are not overlapped.
+:mod:`.counting` prices a schedule's structure under this model.
 
 Presets (per direction, per GPU): ``nvlink`` — 450 GB/s (the "900 GB/s" of an H100 is
 both directions added), 3 µs; ``infiniband`` — 50 GB/s (one 400 Gb/s NDR NIC), 5 µs.
@@ -23,9 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from quizcoll.collectives.errors import CollectiveError, did_you_mean
-from quizcoll.collectives.schedule import Schedule
 from quizcoll.collectives.semantics import Collective
-from quizcoll.collectives.traffic import crosses_nodes, per_step_received, per_step_sent
 
 
 @dataclass(frozen=True)
@@ -91,80 +90,6 @@ class CostModel:
             raise CollectiveError("gpus_per_node must be at least 1")
         if self.reduce_rate is not None and not self.reduce_rate > 0:
             raise CollectiveError("reduce_rate must be > 0 bytes/s")
-
-
-@dataclass(frozen=True, eq=False)
-class CostProfile:
-    """A schedule's modelled time as a function of a size scale factor ``k``.
-
-    Entry ``[i, c]`` is one rank's work on one link class in round ``i``:
-    ``intercept + k · slope`` seconds (intercept: the latency of its messages; slope: its
-    bytes over the bandwidth plus combining). A round lasts as long as its largest entry.
-    Scaling every block by ``k`` keeps the messages and scales the bytes, so one profile
-    prices every multiple of a size.
-    """
-
-    intercept: np.ndarray  # (steps, ranks × classes)
-    slope: np.ndarray
-
-    def step_times(self, scale: float = 1.0) -> np.ndarray:
-        if self.intercept.size == 0:
-            return np.zeros(self.intercept.shape[0])
-        return (self.intercept + scale * self.slope).max(axis=1)
-
-    def total(self, scale: float = 1.0) -> float:
-        return float(self.step_times(scale).sum())
-
-
-def profile(schedule: Schedule, sizes: np.ndarray, model: CostModel) -> CostProfile:
-    """The :class:`CostProfile` of ``schedule`` with ``sizes`` bytes per row."""
-    sizes = np.asarray(sizes, dtype=np.float64)
-    if model.inter is None:
-        classes = [(model.link, np.ones(schedule.rows, dtype=bool))]
-    else:
-        inter = crosses_nodes(schedule, model.gpus_per_node or 1)
-        classes = [(model.link, ~inter), (model.inter, inter)]
-    shape = (schedule.steps, schedule.ranks)
-    reduced = np.zeros(shape)
-    if model.reduce_rate is not None and schedule.steps:
-        combined = np.where(schedule.reduce, sizes, 0.0)
-        reduced = per_step_received(schedule, combined) / model.reduce_rate
-    intercepts, slopes = [], []
-    for link, mask in classes:
-        live = mask & (sizes > 0)
-        weights = sizes if live.all() else np.where(live, sizes, 0.0)
-        sent = per_step_sent(schedule, weights)
-        received = per_step_received(schedule, weights)
-        intercepts.append(_messages(schedule, live) * link.latency_s)
-        slopes.append(np.maximum(sent, received) / link.bandwidth + reduced)
-    return CostProfile(np.concatenate(intercepts, axis=1), np.concatenate(slopes, axis=1))
-
-
-def step_times(schedule: Schedule, sizes: np.ndarray, model: CostModel) -> np.ndarray:
-    """Modelled seconds of every round of ``schedule`` (``sizes``: bytes per row)."""
-    return profile(schedule, sizes, model).step_times()
-
-
-def _messages(schedule: Schedule, live: np.ndarray) -> np.ndarray:
-    """``(steps, ranks)``: messages each rank handles per round (the larger of sent and
-    received). A message is a run of adjacent rows of one round with the same source and
-    destination: what one ``send`` of the schedule builder laid out."""
-    if live.all():
-        return schedule.messages_per_step  # the usual case, the same for every size
-    n = schedule.ranks
-    first = schedule.message_starts
-    # a message costs latency if any of its rows carries bytes
-    carries = np.logical_or.reduceat(live, first) if len(first) else np.zeros(0, dtype=bool)
-    first = first[carries]
-    size = schedule.steps * n
-    sent = np.bincount(schedule.src_key[first], minlength=size)
-    received = np.bincount(schedule.dst_key[first], minlength=size)
-    return np.maximum(sent, received).reshape(schedule.steps, n)
-
-
-def total_time(schedule: Schedule, sizes: np.ndarray, model: CostModel) -> float:
-    """Modelled seconds of the whole schedule."""
-    return float(step_times(schedule, sizes, model).sum())
 
 
 def message_bytes(collective: Collective, ranks: int, input_bytes: int) -> int:

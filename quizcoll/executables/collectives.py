@@ -1,11 +1,12 @@
 """Collective-communication answers for cards: traffic, steps, time, crossover, ZeRO volume.
 
 Every number comes from the real schedule of the algorithm, laid out for the asked rank
-count and size (:func:`quizcoll.collectives.plan`): the schedule is built once, each
-block's size follows from the element count, and bytes are summed over its transfers.
+count and size (:func:`quizcoll.collectives.plan`): its structure is built once, each
+block's size follows from the element count, and bytes are counted from its rounds.
 No data is moved, so a 1 GiB question costs the same few milliseconds as a 1 KiB one,
 and the counts are exact (the simulator's own tests check that executing the same
-schedules on data gives the collective's definition).
+schedules on data gives the collective's definition, and that the counts equal the sums
+over their transfers).
 """
 
 from __future__ import annotations
@@ -43,7 +44,12 @@ ALGORITHMS = (
     "pairwise",
 )
 DTYPE_NAMES = ("float16", "bfloat16", "float32", "float64", "int8", "uint8", "int32", "int64")
-MAX_RANKS = 256  # schedules stay well under 100 ms up to here
+# Checking an answer must stay interactive (well under 100 ms, DESIGN.md): counting any
+# algorithm's structure takes about 20 ms at 1,024 ranks and grows like N log N (80 ms at
+# 4,096 for Rabenseifner). `quizcoll sim` takes up to 131,072. The crossover re-prices two
+# algorithms dozens of times, so it keeps 256.
+MAX_RANKS = 1024
+CROSSOVER_MAX_RANKS = 256
 
 
 def _guard(function: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
@@ -431,7 +437,9 @@ def register(registry: Registry) -> None:
         "collectives.crossover",
         _guard(crossover),
         params=[
-            Param("ranks", ParamKind.INT, "number of ranks N", minimum=3, maximum=256),
+            Param(
+                "ranks", ParamKind.INT, "number of ranks N", minimum=3, maximum=CROSSOVER_MAX_RANKS
+            ),
             Param(
                 "other",
                 ParamKind.STR,
