@@ -14,7 +14,7 @@ from typing import Any
 from deck.registry import ArgumentError, Registry
 
 # Submodules of quizcoll.executables, each with register(registry).
-MODULES: tuple[str, ...] = ("units", "memory", "collectives")
+MODULES: tuple[str, ...] = ("units", "memory", "collectives", "nccl")
 
 
 @functools.cache

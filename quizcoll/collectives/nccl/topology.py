@@ -98,14 +98,13 @@ class Topology:
         return self.gpu.nvls and self.gpus_per_node > 1
 
     def describe(self) -> str:
-        nics = (
-            f"{self.nics_per_node} × {self.nic.name.upper()} per node"
-            if self.nodes > 1
-            else "no network"
-        )
+        """``2 nodes × 8 H100 (8 × NDR NICs per node, PCIe gen5, intel CPUs)``."""
+        net = f"{self.nics_per_node} × {self.nic.name.upper()} NICs per node, "
+        sharp = ", IB SHARP" if self.sharp else ""
         return (
-            f"{self.nodes} node{'s' * (self.nodes > 1)} × {self.gpus_per_node} "
-            f"{self.gpu.label} ({nics}, PCIe {self.pcie.name})"
+            f"{self.nodes:,} node{'s' * (self.nodes > 1)} × {self.gpus_per_node} "
+            f"{self.gpu.name.upper()} ({net * (self.nodes > 1)}PCIe {self.pcie.name}, "
+            f"{self.cpu.value} CPUs{sharp})"
         )
 
 
