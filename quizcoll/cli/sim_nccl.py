@@ -19,7 +19,7 @@ from typing import Any
 from quizcoll.cli.common import UsageError, print_json
 
 MODELS = ("alpha-beta", "nccl")
-SIMPLE_ONLY = "runs the Simple protocol only"  # quizcoll.collectives.nccl.tuner's reason
+SIMPLE_ONLY = "runs the Simple protocol only"  # quizcoll.collectives.nccl.tuner.SIMPLE_ONLY
 GPUS = ("a100", "h100", "h200", "b200", "l40s")  # quizcoll.collectives.hardware.GPUS
 NCCL_FLAGS = (
     ("--gpu", "gpu"),

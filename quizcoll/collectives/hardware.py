@@ -184,7 +184,8 @@ _NVLINK4 = NvLink(
     25.0,
     "H100/H200: 18 NVLink4 links × 50 GB/s bidirectional = 900 GB/s (450 per direction); "
     "NCCL SM90_NVLINK_BW = 20.6 per link → 370.8; sjeaugey (NVIDIA/nccl-tests#212): "
-    '"450GB/s is the line rate… NCCL can get an effective NVLink bandwidth of 370GB/s"',
+    '"450GB/s is the line rate… NCCL can get an effective NVLink bandwidth of 370GB/s"; '
+    "a ring busbw of 368.76 GB/s measured with NVLS off (NVIDIA/nccl-tests#309)",
 )
 _NVLINK5 = NvLink(
     "nvlink5",
@@ -324,8 +325,8 @@ def link_figures(name: str) -> LinkFigures:
         if g.nvlink is None:
             p = PCIE[g.pcie]
             return LinkFigures(key, "pcie", p.line_rate, p.nccl_bw, None, None, p.source)
-        # sjeaugey's 370 GB/s ring busbw (nccl-tests#212) is the measured NVLink figure
-        measured = (365.0, 370.0) if g.nvlink is _NVLINK4 else (None, None)
+        # ring busbw on 8 GPUs is NCCL's "effective NVLink bandwidth" (nccl-tests#212)
+        measured = (368.76, 370.0) if g.nvlink is _NVLINK4 else (None, None)
         return LinkFigures(
             key, "nvlink", g.nvlink.line_rate, g.nvlink.nccl_bw, *measured, g.nvlink.source
         )
@@ -340,3 +341,24 @@ def link_figures(name: str) -> LinkFigures:
     close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise HardwareError(f"unknown link {name!r}; choose one of {', '.join(names)}{hint}")
+
+
+def links_table() -> str:
+    """Markdown: every link's line rate beside NCCL's figure (docs/collectives.md)."""
+    lines = [
+        "| link | line rate per direction | NCCL assumes | NCCL ÷ line | measured |",
+        "|---|---|---|---|---|",
+    ]
+    for name in [*(g for g in GPUS if GPUS[g].nvlink is not None), *PCIE, *NICS]:
+        f = link_figures(name)
+        label = {"nvlink": f"{name.upper()} NVLink", "pcie": f"PCIe {name} x16"}.get(
+            f.kind, f"{name.upper()} NIC"
+        )
+        measured = "–"
+        if f.measured_low is not None and f.measured_high is not None:
+            measured = f"{f.measured_low:g}–{f.measured_high:g} GB/s"
+        lines.append(
+            f"| {label} | {f.line_rate:g} GB/s | {f.nccl_bw:g} GB/s | "
+            f"{f.nccl_over_line:.2f} | {measured} |"
+        )
+    return "\n".join(lines)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from quizcoll.collectives.nccl.constants import Algorithm, Func, Protocol
 from quizcoll.collectives.nccl.search import Graphs, graphs
 from quizcoll.collectives.nccl.topology import NcclModelError, Topology
-from quizcoll.collectives.nccl.tuner import ORDER, Estimate, estimate
+from quizcoll.collectives.nccl.tuner import ORDER, SIMPLE_ONLY, Estimate, estimate
 
 MAX_BYTES = 2**50
 _P2P = ("all_to_all", "scatter", "gather")
@@ -95,6 +95,11 @@ class Choice:
     def graphs(self) -> Graphs:
         return graphs(self.topology)
 
+    @property
+    def best_name(self) -> str:
+        """``Algorithm/Protocol`` of the pick, e.g. ``NVLS/Simple``."""
+        return f"{self.best.entry.algorithm.value}/{self.best.entry.protocol.value}"
+
 
 def _size(nbytes: int) -> int:
     if isinstance(nbytes, bool) or not isinstance(nbytes, int) or not 1 <= nbytes <= MAX_BYTES:
@@ -120,19 +125,21 @@ def choose(
     and ``proto`` restrict the candidates like ``NCCL_ALGO``/``NCCL_PROTO``."""
     f = collective if isinstance(collective, Func) else func(collective)
     every = candidates(topo, f, nbytes)
-    allowed = [
+    wanted = [
         e
         for e in every
         if (algo is None or e.entry.algorithm is algo)
         and (proto is None or e.entry.protocol is proto)
-        and e.entry.available
     ]
+    allowed = [e for e in wanted if e.entry.available]
     if not allowed:
         forced = " ".join(x.value for x in (algo, proto) if x is not None)
-        why = [
-            e.entry.reason for e in every if e.entry.reason and (algo in (None, e.entry.algorithm))
-        ]
-        detail = f": {why[0]}" if why else ""
+        reasons = [e.entry.reason for e in wanted]
+        if algo is None:  # a forced protocol: say why Ring/Tree cannot run it
+            reasons.sort(key=lambda r: r.endswith(SIMPLE_ONLY))
+        else:  # a forced algorithm: its last protocol (Simple) says the most
+            reasons.reverse()
+        detail = f": {reasons[0]}" if reasons else ""
         raise NcclModelError(f"no {forced} algorithm for {f.value} on this topology{detail}")
     # NCCL walks its list newest tuning id first and keeps a strictly faster pair: the
     # first minimum in reversed id order

@@ -27,7 +27,8 @@ class Topology:
     """``nodes`` servers of ``gpus_per_node`` ``gpu``\\ s with ``nics_per_node`` ``nic``\\ s.
 
     ``sharp``: the network reduces in the switches (InfiniBand SHARP with NCCL's CollNet
-    plugin and ``NCCL_COLLNET_ENABLE=1``); off by default, as in NCCL.
+    plugin and ``NCCL_COLLNET_ENABLE=1``); off by default, as in NCCL. ``nvls_enable``:
+    ``NCCL_NVLS_ENABLE`` (on by default; NVLink SHARP still needs the hardware).
     """
 
     gpu: Gpu
@@ -38,6 +39,7 @@ class Topology:
     pcie: PcieGen
     cpu: CpuVendor
     sharp: bool = False
+    nvls_enable: bool = True
 
     def __post_init__(self) -> None:
         for name, value, high in (
@@ -95,7 +97,7 @@ class Topology:
     @property
     def nvls(self) -> bool:
         """NVLink SHARP is usable: an sm_90+ GPU on NVSwitch, more than one GPU per node."""
-        return self.gpu.nvls and self.gpus_per_node > 1
+        return self.gpu.nvls and self.gpus_per_node > 1 and self.nvls_enable
 
     def describe(self) -> str:
         """``2 nodes × 8 H100 (8 × NDR NICs per node, PCIe gen5, intel CPUs)``."""
@@ -118,6 +120,7 @@ def topology(
     pcie: str | None = None,
     cpu: str | None = None,
     sharp: bool = False,
+    nvls: bool = True,
 ) -> Topology:
     """A :class:`Topology` from preset names; unset parts come from the GPU's server
     (8 GPUs, one NIC per GPU, its PCIe generation, NIC and CPU)."""
@@ -144,4 +147,5 @@ def topology(
         pcie=chosen_pcie,
         cpu=vendor,
         sharp=bool(sharp),
+        nvls_enable=bool(nvls),
     )

@@ -62,6 +62,7 @@ _RING_PLATEAU_OLD = 1.9
 _PLATEAU_BYTES = 64  # per channel and rank
 _TREE_CORRECTION_SIZES = 23  # log2(bytes/64) < 23 for Tree
 _NVLS_TREE_CORRECTION_SIZES = 24
+SIMPLE_ONLY = "runs the Simple protocol only"
 
 
 @dataclass(frozen=True)
@@ -285,7 +286,7 @@ def entry(topo: Topology, func: Func, algo: Algorithm, proto: Protocol) -> Entry
     g = graphs(topo)
     if algo in (A.NVLS, A.NVLS_TREE, A.COLLNET_DIRECT, A.COLLNET_CHAIN, A.PAT):
         if proto is not P.SIMPLE:
-            return Entry(algo, proto, reason=f"{algo.value} runs the Simple protocol only")
+            return Entry(algo, proto, reason=f"{algo.value} {SIMPLE_ONLY}")
         if algo in (A.NVLS, A.NVLS_TREE):
             return _nvls(algo, func, topo, g)
         if algo is A.PAT:
