@@ -7,6 +7,10 @@ element count when the full size would exceed the memory budget).
 ``--algorithm hierarchical --nodes B --gpus-per-node A`` runs the two-level all-reduce
 over A × B ranks with an intra-node and an inter-node link class, and reports the bytes
 per GPU on each, the time per phase and a flat ring over the same ranks for comparison.
+
+``--model nccl`` asks NCCL's own cost model instead (``quizcoll.cli.sim_nccl``): which
+algorithm and protocol NCCL picks on ``--nodes`` × ``--gpus-per-node`` ``--gpu`` GPUs, and
+every other candidate's time beside it.
 """
 
 from __future__ import annotations
