@@ -24,7 +24,7 @@ class NcclModelError(ValueError):
 
 @dataclass(frozen=True)
 class Topology:
-    """``nodes`` servers of ``gpus_per_node`` ``gpu``\\ s with ``nics_per_node`` ``nic``\\ s.
+    """``nodes`` servers, each with ``gpus_per_node`` GPUs and ``nics_per_node`` NICs.
 
     ``sharp``: the network reduces in the switches (InfiniBand SHARP with NCCL's CollNet
     plugin and ``NCCL_COLLNET_ENABLE=1``); off by default, as in NCCL. ``nvls_enable``:
