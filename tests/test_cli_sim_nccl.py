@@ -157,6 +157,8 @@ def test_alpha_beta_stays_the_default(capsys: pytest.CaptureFixture) -> None:
         (["--model", "nccl", "--ranks", "1"], "at least 2 ranks"),
         (["--model", "nccl", "--ranks", "12", "--nodes", "2"], "--ranks 12 does not match"),
         (["--model", "nccl", "--nics-per-node", "3"], "must divide"),
+        (["--model", "nccl", "--ranks", "16"], "--ranks 16 does not fit one node of 8 GPUs"),
+        (["--model", "nccl", "--op", "sumx"], "did you mean 'sum'?"),
         (["--model", "nccl", "--size", "3B"], "whole number of float32 elements"),
         (["--model", "nccl", "--size", "1GB/s"], "--size:"),
         (["--model", "nccl", "--trace"], "--trace applies to --model alpha-beta"),
@@ -188,6 +190,7 @@ def test_bad_values_are_one_line_exit_2(
         ("all_reduce", ["--algorithm", "NVLS", "--gpu", "a100"], "NVLink SHARP needs"),
         ("all_reduce", ["--algorithm", "nvls", "--protocol", "LL"], "no NVLS LL algorithm"),
         ("al_reduce", [], "did you mean 'all_reduce'?"),
+        ("broadcast", ["--root", "8"], "--root must be a rank between 0 and 7"),
     ],
 )
 def test_impossible_requests_are_one_line_exit_2(

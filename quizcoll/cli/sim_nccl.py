@@ -96,6 +96,12 @@ def _topology(args: argparse.Namespace) -> Any:
     nodes = 1 if args.nodes is None else args.nodes
     if args.ranks is not None:
         if args.nodes is None and per_node is None:
+            width = nccl.topology(gpu).gpus_per_node
+            if args.ranks > width:
+                raise UsageError(
+                    f"--ranks {args.ranks} does not fit one node of {width} GPUs; give "
+                    "--nodes and --gpus-per-node"
+                )
             per_node = args.ranks
         else:
             width = per_node if per_node is not None else nccl.topology(gpu).gpus_per_node
@@ -128,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         collective = co.get_collective(args.collective)
         dtype = co.get_dtype(args.dtype)
+        co.get_op(args.op)  # NCCL's time does not depend on it, but junk is refused
         func = nccl.func(collective.value)
         topo = _topology(args)
         algo = nccl.algorithm(args.algorithm)
@@ -143,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
             f"--size: {args.size} is not a positive whole number of {dtype.name} elements "
             f"({dtype.itemsize} bytes each)"
         )
+    if collective.rooted and not 0 <= args.root < topo.ranks:
+        raise UsageError(f"--root must be a rank between 0 and {topo.ranks - 1}, got {args.root}")
     size = int(size)
     message = topo.ranks * size if func is nccl.Func.ALL_GATHER else size
     try:

@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import difflib
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 NCCL_SOURCE = "NVIDIA/nccl 2.31.2 (commit 8898068)"
+T = TypeVar("T")
 
 
 class CpuVendor(enum.Enum):
@@ -269,7 +272,7 @@ class HardwareError(ValueError):
     """An unknown preset name."""
 
 
-def _lookup(kind: str, name: str, table: dict[str, object]) -> object:
+def _lookup(kind: str, name: str, table: Mapping[str, T]) -> T:
     key = str(name).strip().lower().replace("_", "-")
     if key in table:
         return table[key]
@@ -280,23 +283,17 @@ def _lookup(kind: str, name: str, table: dict[str, object]) -> object:
 
 def gpu(name: str) -> Gpu:
     """The GPU preset ``name`` (a100, h100, h200, b200, l40s)."""
-    found = _lookup("GPU", name, GPUS)  # type: ignore[arg-type]
-    assert isinstance(found, Gpu)
-    return found
+    return _lookup("GPU", name, GPUS)
 
 
 def nic(name: str) -> Nic:
     """The NIC preset ``name`` (hdr, ndr, xdr)."""
-    found = _lookup("NIC", name, NICS)  # type: ignore[arg-type]
-    assert isinstance(found, Nic)
-    return found
+    return _lookup("NIC", name, NICS)
 
 
 def pcie(name: str) -> PcieGen:
     """The PCIe preset ``name`` (gen3 … gen6)."""
-    found = _lookup("PCIe generation", name, PCIE)  # type: ignore[arg-type]
-    assert isinstance(found, PcieGen)
-    return found
+    return _lookup("PCIe generation", name, PCIE)
 
 
 @dataclass(frozen=True)

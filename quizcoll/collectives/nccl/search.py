@@ -37,6 +37,7 @@ from quizcoll.collectives.nccl.constants import (
     MAX_DIRECT_ARITY,
     MAX_NVLS_ARITY,
     MAX_RING_CHANNELS,
+    MAXCHANNELS,
     Arch,
     speeds,
 )
@@ -93,7 +94,7 @@ class Graphs:
     def comm_channels(self) -> int:
         """Channels a ring/tree collective runs on: twice the search channels
         (``ncclTopoPostset``), at most ``MAXCHANNELS``."""
-        return min(2 * min(self.ring.channels, self.tree.channels), 2 * MAX_RING_CHANNELS)
+        return min(2 * min(self.ring.channels, self.tree.channels), MAXCHANNELS)
 
 
 def _fits(budget: float, per_channel: float) -> int:
