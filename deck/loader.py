@@ -760,22 +760,32 @@ class _FileValidator:
             return None
         return unit
 
-    def formula_vars(self, text: str, pos: Pos, field: str, known: set[str]) -> Any:
+    def formula_vars(
+        self,
+        text: str,
+        pos: Pos,
+        field: str,
+        known: set[str],
+        specs: Sequence[ParamSpec] = (),
+    ) -> Any:
+        """Parse a formula over ``known`` names; ``{param}`` placeholders of text parameters
+        among ``specs`` (``{link}_latency``) are tried with each of their choices."""
         from deck.formula import FormulaError, parse
 
-        try:
-            expr = parse(text)
-        except FormulaError as exc:
-            self.report(pos, field, f"bad expression: {exc}")
-            return None
-        missing = sorted(expr.variables - known)
-        if missing:
-            self.report(
-                pos,
-                field,
-                f"unknown name(s) {', '.join(missing)}; known: {', '.join(sorted(known)) or 'none'}",
-            )
-            return None
+        expr = None
+        for variant in placeholder_variants(text, specs):
+            try:
+                expr = parse(variant)
+            except FormulaError as exc:
+                self.report(pos, field, f"bad expression: {exc}")
+                return None
+            missing = sorted(expr.variables - known)
+            if missing:
+                own = sorted(known - self.constant_names)  # the card's names, not constants
+                listing = f"; known: {', '.join(own) or 'none'}" if len(own) <= 12 else ""
+                hint = suggest(missing[0], sorted(known))
+                self.report(pos, field, f"unknown name(s) {', '.join(missing)}{hint}{listing}")
+                return None
         return expr
 
     # ------------------------------------------------------------------ answers
@@ -990,7 +1000,10 @@ class _FileValidator:
                 return text
             except units.UnitError:
                 known = {p.name for p in params} | self.constant_names
-                if self.formula_vars(text, a.where("expect"), "answer.expect", known) is None:
+                if (
+                    self.formula_vars(text, a.where("expect"), "answer.expect", known, params)
+                    is None
+                ):
                     return None
         return text
 
@@ -1270,7 +1283,9 @@ class _FileValidator:
                     units.parse_quantity(expect)
                 except units.UnitError:
                     if (
-                        self.formula_vars(expect, c.where("expect"), f"{field}.expect", known)
+                        self.formula_vars(
+                            expect, c.where("expect"), f"{field}.expect", known, scope
+                        )
                         is None
                     ):
                         continue
@@ -1319,6 +1334,23 @@ class _FileValidator:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def placeholder_variants(text: str, specs: Sequence[ParamSpec]) -> list[str]:
+    """``text`` with its ``{param}`` placeholders of text parameters filled in every way
+    their choices allow (at most 64 variants); ``[text]`` when it has none."""
+    if "{" not in text:
+        return [text]
+    used = [p for p in specs if p.choices is not None and "{" + p.name + "}" in text]
+    variants = [text]
+    for spec in used:
+        assert spec.choices is not None
+        variants = [
+            v.replace("{" + spec.name + "}", str(choice))
+            for v in variants
+            for choice in spec.choices
+        ][:64]
+    return variants
 
 
 def _powers_of_two(lo: float, hi: float) -> list[int]:

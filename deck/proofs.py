@@ -27,6 +27,7 @@ from deck.errors import DeckError
 from deck.facts import Value, fact_value, numeric_env
 from deck.failures import Failure
 from deck.model import Card, CardType, Claim, Location, Tolerance
+from deck.placeholders import fill
 from deck.prose import Kind, unproven
 from deck.registry import Registry
 from deck.spancheck import dotted_to_flat
@@ -116,12 +117,21 @@ def expected_value(claim: Claim, env: Mapping[str, Any], dim: units.Dim | None) 
     """What a claim says its result is: text, a quantity, or its formula evaluated in ``env``."""
     if dim is units.Dim.TEXT or claim.vary:
         return claim.expect
+    return closed_form(claim.expect, env)
+
+
+def closed_form(expect: str, env: Mapping[str, Any]) -> float:
+    """An ``expect`` in ``env``: a quantity, or a formula whose ``{param}`` placeholders name
+    a text parameter's value (``{link}_latency`` → ``nvlink_latency``)."""
     try:
-        return units.parse_quantity(claim.expect).value
+        return units.parse_quantity(expect).value
     except units.UnitError:
         from deck.formula import evaluate
 
-        return evaluate(claim.expect, numeric_env(env))
+        if "{" in expect:
+            plain = {k: (v.value if isinstance(v, Value) else v) for k, v in env.items()}
+            expect = fill(expect, {k: str(v) for k, v in plain.items() if isinstance(v, str)})
+        return evaluate(expect, numeric_env(env))
 
 
 def agrees(actual: Any, expected: Any, tolerance: Tolerance) -> bool:
@@ -240,6 +250,7 @@ def _check_formula_figure(span: Span, formula: str, domains: Any) -> FigureCheck
         expected = parse(formula)
     except FormulaError as exc:
         return FigureCheck(span, False, f"cannot read the formula {span.literal!r}: {exc}")
+    given = _juxtaposed_products(given, expected.variables)
     extra = sorted(given.variables - expected.variables)
     if extra:
         return FigureCheck(
@@ -251,6 +262,35 @@ def _check_formula_figure(span: Span, formula: str, domains: Any) -> FigureCheck
         return FigureCheck(span, False, f"cannot compare {span.literal!r}: {exc}")
     why = "" if verdict.equal else f" ({verdict.reason})"
     return FigureCheck(span, verdict.equal, f"{span.literal!r} vs the proven {formula!r}{why}")
+
+
+def _juxtaposed_products(expr: Any, names: frozenset[str]) -> Any:
+    """Written formulas juxtapose one-letter variables (``2(b−1)/(ab)``): a name the proven
+    formula lacks but that spells several of its variables in a row is their product."""
+    from deck.equivalence import substitute
+    from deck.formula import parse
+
+    mapping = {}
+    for name in expr.variables - names:
+        parts = _spell(name, names)
+        if parts:
+            mapping[name] = parse("*".join(parts))
+    return substitute(expr, mapping) if mapping else expr
+
+
+def _spell(name: str, names: frozenset[str]) -> list[str] | None:
+    """``name`` as a run of two or more of ``names`` (shortest split first), or None."""
+    best: list[list[str] | None] = [None] * (len(name) + 1)
+    best[0] = []
+    for i in range(len(name)):
+        if best[i] is None:
+            continue
+        for candidate in names:
+            j = i + len(candidate)
+            if name.startswith(candidate, i) and best[j] is None:
+                best[j] = [*best[i], candidate]  # type: ignore[misc]
+    found = best[len(name)]
+    return found if found is not None and len(found) >= 2 else None
 
 
 def sweep_domains(claim: Claim) -> list[Any]:
@@ -442,12 +482,7 @@ def answer_expect_failures(
     if card.type is not CardType.NUMERIC or a is None or a.expect is None or solution is None:
         return []
     try:
-        try:
-            expected = units.parse_quantity(a.expect).value
-        except units.UnitError:
-            from deck.formula import evaluate
-
-            expected = evaluate(a.expect, numeric_env(env))
+        expected = closed_form(a.expect, {**env, **instance.values})
     except DeckError as exc:
         return [Failure(card.id, a.location, "answer.expect", f"{point}{exc}")]
     tol = a.expect_tolerance or EXPECT_TOLERANCE

@@ -131,7 +131,7 @@ def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
         start, end = _formula_extent(masked, m.start(), m.end())
         covered.update(range(start, end))
         figure = text[start:end].strip()
-        if not any(c.isalnum() for c in figure):
+        if not any(c.isalnum() for c in masked[start:end]):
             continue  # an operator between proven values ("{=a} × {=b}") states no number
         kind = Kind.NUMBER if _FIGURE.fullmatch(figure) else Kind.FORMULA
         found.append(Unproven(kind, start, end, figure))
@@ -174,7 +174,7 @@ def _formula_extent(masked: str, start: int, end: int) -> tuple[int, int]:
         if k == i or k == 0 or not _FORMULA_CHARS.match(masked[k - 1]):
             break
         left = token_start(k)
-        if _PROSE_WORD.fullmatch(masked[left:k]):
+        if _PROSE_WORD.fullmatch(masked[left:k].strip("()")):
             break
         i = left
     while True:
@@ -184,7 +184,7 @@ def _formula_extent(masked: str, start: int, end: int) -> tuple[int, int]:
         if k == j or k >= len(masked) or not _FORMULA_CHARS.match(masked[k]):
             break
         right = token_end(k)
-        if _PROSE_WORD.fullmatch(masked[k:right]):
+        if _PROSE_WORD.fullmatch(masked[k:right].strip("()")):
             break
         j = right
     while j > i and masked[j - 1] in ".,;:":

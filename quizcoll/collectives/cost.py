@@ -9,8 +9,14 @@ the inter-node link and the two classes run concurrently (NVLink and the NIC are
 separate hardware). The total is the sum over rounds; rounds are not overlapped.
 :mod:`.counting` prices a schedule's structure under this model.
 
-Presets (per direction, per GPU): ``nvlink`` — 450 GB/s (the "900 GB/s" of an H100 is
-both directions added), 3 µs; ``infiniband`` — 50 GB/s (one 400 Gb/s NDR NIC), 5 µs.
+Presets (per direction, per GPU) are NCCL's own figures (NVIDIA/nccl 2.31.2), so that an
+α-β ring is NCCL's Ring/Simple model without its launch latency: ``nvlink`` — 370.8 GB/s
+(an H100's 18 links × 20.6 GB/s, ``SM90_NVLINK_BW``; the "900 GB/s" line rate counts both
+directions, and nccl-tests measure a ring busbw of ~370 GB/s), 3.4 µs per round (NCCL's
+per-hop Ring/Simple latency on NVLink); ``infiniband`` — 50 GB/s (one 400 Gb/s NDR NIC,
+``speed / 8000``; nccl-tests measure 46–48 GB/s), 14 µs per round (NCCL's per-hop
+Ring/Simple latency over the network). :func:`per_nic_rings` prices a flat ring across
+nodes as NCCL runs it: one ring per NIC, so the NICs' bandwidth adds up.
 
 ``algbw = S / time`` and ``busbw = algbw · factor`` as nccl-tests defines them, with S the
 larger of a rank's input and output buffers (for all_gather and gather, N × the
@@ -19,7 +25,7 @@ per-rank input).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -42,9 +48,12 @@ class LinkModel:
             raise CollectiveError(f"bandwidth must be > 0 bytes/s, got {self.bandwidth}")
 
 
+# quizcoll.collectives.hardware and .nccl.constants hold the sources of these figures
 PRESETS: dict[str, LinkModel] = {
-    "nvlink": LinkModel("nvlink", 3e-6, 450e9),
-    "infiniband": LinkModel("infiniband", 5e-6, 50e9),
+    # 18 × SM90_NVLINK_BW (topo.h); hwLatencies[NVLINK][Ring][Simple] (cost_model.cc)
+    "nvlink": LinkModel("nvlink", 3.4e-6, 18 * 20.6e9),
+    # NDR 400 Gb/s / 8000 (ncclTopoAddNet); hwLatencies[NET][Ring][Simple]
+    "infiniband": LinkModel("infiniband", 14e-6, 50e9),
 }
 
 
@@ -90,6 +99,21 @@ class CostModel:
             raise CollectiveError("gpus_per_node must be at least 1")
         if self.reduce_rate is not None and not self.reduce_rate > 0:
             raise CollectiveError("reduce_rate must be > 0 bytes/s")
+
+
+def per_nic_rings(model: CostModel) -> CostModel:
+    """``model`` for a flat ring over all nodes as NCCL lays it out: one ring per NIC
+    (``gpus_per_node`` of them, one NIC per GPU), each carrying 1/``gpus_per_node`` of the
+    data and leaving the node through its own NIC. A round's node-crossing bytes then
+    spread over every NIC: the inter link is ``gpus_per_node`` NICs wide. Unchanged
+    without an inter-node link."""
+    if model.inter is None or model.gpus_per_node is None:
+        return model
+    nics = model.gpus_per_node
+    wide = LinkModel(
+        f"{model.inter.name} × {nics} NICs", model.inter.latency_s, model.inter.bandwidth * nics
+    )
+    return replace(model, inter=wide)
 
 
 def message_bytes(collective: Collective, ranks: int, input_bytes: int) -> int:

@@ -26,6 +26,7 @@ MODULES: tuple[str, ...] = (
     "parallel",
     "layout",
     "numerics",
+    "nccl",
     "mistakes",
     "constants",
 )
