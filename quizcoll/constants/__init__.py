@@ -14,7 +14,14 @@ import importlib
 from deck.registry import Constant
 from quizcoll.constants.base import TERMS, gpu_constants
 
-MODULES: tuple[str, ...] = ("base", "collectives")
+MODULES: tuple[str, ...] = (
+    "base",
+    "collectives",
+    "parallelism",
+    "inference",
+    "hardware",
+    "training",
+)
 
 __all__ = ["MODULES", "TERMS", "all_constants"]
 
