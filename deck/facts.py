@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +50,32 @@ def numeric_env(values: Mapping[str, Any]) -> dict[str, float]:
         if isinstance(raw, int | float) and not isinstance(raw, bool):
             out[k] = raw
     return out
+
+
+# ``{name}`` of a text parameter inside a formula (``expect: "p * {dtype}_bytes"``).
+CHOICE_REF = re.compile(r"\{([A-Za-z_\u0370-\u03ff][\w\u0370-\u03ff]*)\}")
+
+
+def choice_name(value: str) -> str:
+    """A text parameter's value as part of a name: ``llama-3.1-8b`` → ``llama_3_1_8b``."""
+    return re.sub(r"\W", "_", value.strip())
+
+
+def expand_choices(text: str, env: Mapping[str, Any]) -> str:
+    """``text`` (a formula) with each ``{name}`` of a text parameter replaced by its value as
+    a name part, so that ``{gpu}_reported`` reads ``h100_80gb_reported``: a closed form picks
+    the declared constant of the drawn choice."""
+    if "{" not in text:
+        return text
+
+    def sub(m: re.Match[str]) -> str:
+        value = env.get(m.group(1))
+        raw = value.value if isinstance(value, Value) else value
+        if not isinstance(raw, str):
+            raise FactError(f"{{{m.group(1)}}} in a formula must name a text parameter")
+        return choice_name(raw)
+
+    return CHOICE_REF.sub(sub, text)
 
 
 def constant_values(registry: Registry | None) -> dict[str, Value]:

@@ -8,6 +8,7 @@ given, before anything runs.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -37,6 +38,7 @@ from deck.yamlsource import LList, LMap, Pos, parse_yaml, read_text
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 NAME_PATTERN = re.compile(r"^[A-Za-z_\u0370-\u03ff][A-Za-z0-9_\u0370-\u03ff]*$")
 MAX_SWEEP_POINTS = 2000
+MAX_CHOICE_COMBINATIONS = 4096  # text-parameter choices a closed form is read for
 
 FILE_KEYS = ("deck", "tags", "source", "unproven", "cards")
 UNPROVEN_POLICIES = ("error", "warn")
@@ -746,6 +748,36 @@ class _FileValidator:
             return None
         return unit
 
+    def expect_vars(
+        self, text: str, pos: Pos, field: str, known: set[str], params: Sequence[ParamSpec]
+    ) -> Any:
+        """A closed form's names, with ``{name}`` of a text parameter read for every choice
+        (``{gpu}_reported`` must name a declared constant for each GPU the card draws)."""
+        from deck.facts import CHOICE_REF, expand_choices
+
+        refs = list(dict.fromkeys(CHOICE_REF.findall(text)))
+        if not refs:
+            return self.formula_vars(text, pos, field, known)
+        by_name = {p.name: p for p in params}
+        for ref in refs:
+            spec = by_name.get(ref)
+            if (
+                spec is None
+                or not spec.choices
+                or not all(isinstance(c, str) for c in spec.choices)
+            ):
+                self.report(pos, field, f"{{{ref}}} in a formula must name a text parameter")
+                return None
+        expr = None
+        for combo in itertools.islice(
+            itertools.product(*(by_name[r].choices or () for r in refs)), MAX_CHOICE_COMBINATIONS
+        ):
+            expanded = expand_choices(text, dict(zip(refs, combo, strict=True)))
+            expr = self.formula_vars(expanded, pos, field, known)
+            if expr is None:
+                return None
+        return expr
+
     def formula_vars(self, text: str, pos: Pos, field: str, known: set[str]) -> Any:
         from deck.formula import FormulaError, parse
 
@@ -976,7 +1008,8 @@ class _FileValidator:
                 return text
             except units.UnitError:
                 known = {p.name for p in params} | self.constant_names
-                if self.formula_vars(text, a.where("expect"), "answer.expect", known) is None:
+                pos = a.where("expect")
+                if self.expect_vars(text, pos, "answer.expect", known, params) is None:
                     return None
         return text
 
@@ -1256,7 +1289,7 @@ class _FileValidator:
                     units.parse_quantity(expect)
                 except units.UnitError:
                     if (
-                        self.formula_vars(expect, c.where("expect"), f"{field}.expect", known)
+                        self.expect_vars(expect, c.where("expect"), f"{field}.expect", known, scope)
                         is None
                     ):
                         continue

@@ -24,7 +24,7 @@ from typing import Any
 
 from deck import units
 from deck.errors import DeckError
-from deck.facts import Value, fact_value, numeric_env
+from deck.facts import Value, expand_choices, fact_value, numeric_env
 from deck.failures import Failure
 from deck.model import Card, CardType, Claim, Location, Tolerance
 from deck.prose import Kind, unproven
@@ -122,7 +122,7 @@ def expected_value(claim: Claim, env: Mapping[str, Any], dim: units.Dim | None) 
     except units.UnitError:
         from deck.formula import evaluate
 
-        return evaluate(claim.expect, numeric_env(env))
+        return evaluate(expand_choices(claim.expect, env), numeric_env(env))
 
 
 def agrees(actual: Any, expected: Any, tolerance: Tolerance) -> bool:
@@ -379,16 +379,17 @@ def claim_expect_value(claim: Claim, env: Mapping[str, Value]) -> Value:
     from deck.formula import evaluate
 
     try:
-        return Value(evaluate(claim.expect, numeric_env(env)), None)
+        return Value(evaluate(expand_choices(claim.expect, env), numeric_env(env)), None)
     except DeckError:
         return Value(claim.expect, units.Dim.TEXT, formula=claim.expect)
 
 
 def _is_formula(text: str) -> bool:
+    from deck.facts import CHOICE_REF
     from deck.formula import FormulaError, parse
 
     try:
-        parse(text)
+        parse(CHOICE_REF.sub(r"\1", text))
     except FormulaError:
         return False
     return True
@@ -432,7 +433,7 @@ def answer_expect_failures(
         except units.UnitError:
             from deck.formula import evaluate
 
-            expected = evaluate(a.expect, numeric_env(env))
+            expected = evaluate(expand_choices(a.expect, env), numeric_env(env))
     except DeckError as exc:
         return [Failure(card.id, a.location, "answer.expect", f"{point}{exc}")]
     tol = a.expect_tolerance or EXPECT_TOLERANCE

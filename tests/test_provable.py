@@ -317,3 +317,56 @@ def test_a_typed_figure_lets_its_mutations_survive(tmp_path: Path) -> None:
     report = run_mutations([path], REGISTRY, seeds=2)
     survived = {(m.before, m.after) for m in report.survivors}
     assert ("3.73", "7.46") in survived and report.score < 1.0
+
+
+# ----------------------------------------------------------------------------- text parameters
+
+
+BY_DTYPE = """\
+cards:
+  - id: by-dtype
+    type: numeric
+    front: "{=p|short} parameters in {dtype}?"
+    params:
+      b: [1, 7, 13, 70]
+      p: {formula: "b * 1e9", unit: params}
+      dtype: [fp32, fp16, bf16, int8, int4]
+    answer:
+      run: memory.weights
+      args: {params: "{p}", dtype: "{dtype}"}
+      field: weights_bytes
+      unit: GB
+      expect: "p * {dtype}_bytes"
+    verify:
+      - name: usable
+        run: memory.gpu
+        args: {gpu: "{gpu}"}
+        field: reported_bytes
+        expect: "{gpu}_reported"
+    back: "{answer}; a {gpu} reports {=usable|MiB}"
+"""
+
+
+def test_a_closed_form_picks_the_constant_of_a_drawn_text_parameter() -> None:
+    text = BY_DTYPE.replace("      dtype:", "      gpu: [t4, h100-80gb, mi300x]\n      dtype:")
+    report = run_checks(_load(text), REGISTRY, seeds=8)
+    assert report.ok, [f.format() for f in report.failures]
+    wrong = text.replace('"p * {dtype}_bytes"', '"p * {dtype}_bytes * 2"')
+    messages = [f.message for f in run_checks(_load(wrong), REGISTRY, seeds=8).errors]
+    assert any("closed form (answer.expect) disagree" in m for m in messages)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("int4]", "q4_k]"), "unknown name(s) q4_k_bytes"),  # a choice with no constant
+        (('"p * {dtype}_bytes"', '"p * {b}_bytes"'), "{b} in a formula must name a text param"),
+        (('"{gpu}_reported"', '"{gpus}_reported"'), "{gpus} in a formula must name a text"),
+    ],
+)
+def test_a_closed_form_over_text_parameters_is_read_for_every_choice(
+    edit: tuple[str, str], message: str
+) -> None:
+    text = BY_DTYPE.replace("      dtype:", "      gpu: [t4, l4]\n      dtype:")
+    _, problems = load_text(text.replace(*edit), "t.yaml", REGISTRY)
+    assert any(message in p.message for p in problems), [p.format() for p in problems]
