@@ -92,6 +92,18 @@ VARIABLE_KEYS = ("range", "integer", "meaning")
 CARD_FILE_SUFFIXES = (".yaml", ".yml")
 
 
+def _fact_names(m: LMap) -> set[str]:
+    """The names of a card's instance facts (named claims without a sweep), read ahead."""
+    raw = m.get("verify")
+    if not isinstance(raw, LList):
+        return set()
+    return {
+        c["name"]
+        for c in raw
+        if isinstance(c, LMap) and isinstance(c.get("name"), str) and "where" not in c
+    }
+
+
 def card_files(paths: Iterable[Path]) -> list[Path]:
     """Expand folders into their card files (recursively, sorted); keep files as given."""
     out: list[Path] = []
@@ -927,7 +939,7 @@ class _FileValidator:
         unit = self.unit(a, "answer.unit") or ""
         tolerance = self.tolerance(a, "answer.tolerance", Tolerance())
         strict = self.boolean(a, "strict_unit", "answer.strict_unit", False)
-        expect = self.answer_expect(a, params)
+        expect = self.answer_expect(a, params, _fact_names(m))
         sources = [k for k in ("run", "value", "expr") if k in a]
         if len(sources) != 1:
             self.report(
@@ -989,8 +1001,12 @@ class _FileValidator:
             expr=expr, unit=unit, tolerance=tolerance, strict_unit=strict, location=loc
         )
 
-    def answer_expect(self, a: LMap, params: Sequence[ParamSpec]) -> str | None:
-        """``answer.expect``: the closed form the computed answer is held to."""
+    def answer_expect(
+        self, a: LMap, params: Sequence[ParamSpec], facts: Iterable[str] = ()
+    ) -> str | None:
+        """``answer.expect``: the closed form the computed answer is held to, over the
+        parameters, constants and the card's facts (each proven against its own closed form,
+        so a closed form built on them still ends in parameters and constants)."""
         if "expect" not in a:
             return None
         raw = a["expect"]
@@ -1007,7 +1023,7 @@ class _FileValidator:
                 units.parse_quantity(text)
                 return text
             except units.UnitError:
-                known = {p.name for p in params} | self.constant_names
+                known = {p.name for p in params} | self.constant_names | set(facts)
                 pos = a.where("expect")
                 if self.expect_vars(text, pos, "answer.expect", known, params) is None:
                     return None
@@ -1288,8 +1304,10 @@ class _FileValidator:
                 try:
                     units.parse_quantity(expect)
                 except units.UnitError:
+                    # An instance fact's closed form may build on earlier facts.
+                    names = known if where else known | facts
                     if (
-                        self.expect_vars(expect, c.where("expect"), f"{field}.expect", known, scope)
+                        self.expect_vars(expect, c.where("expect"), f"{field}.expect", names, scope)
                         is None
                     ):
                         continue

@@ -370,3 +370,38 @@ def test_a_closed_form_over_text_parameters_is_read_for_every_choice(
     text = BY_DTYPE.replace("      dtype:", "      gpu: [t4, l4]\n      dtype:")
     _, problems = load_text(text.replace(*edit), "t.yaml", REGISTRY)
     assert any(message in p.message for p in problems), [p.format() for p in problems]
+
+
+BUILT_ON_FACTS = """\
+cards:
+  - id: states-on-facts
+    type: numeric
+    front: "Model states of Llama-2-7B under ZeRO-3 on {n} GPUs?"
+    params:
+      n: {range: [2, 64]}
+    verify:
+      - name: psi
+        run: memory.model_params
+        args: {model: llama-2-7b}
+        field: parameters
+        expect: "2*32000*4096 + 32*(4*4096^2 + 3*4096*11008 + 2*4096) + 4096"
+    answer:
+      run: memory.training
+      args: {params: 6738415616, zero_stage: 3, gpus: "{n}"}
+      field: total
+      unit: GB
+      expect: "psi * adam_mixed_bytes_per_param / n"
+    back: "{answer}"
+"""
+
+
+def test_a_closed_form_may_build_on_proven_facts() -> None:
+    report = run_checks(_load(BUILT_ON_FACTS), REGISTRY, seeds=3)
+    assert report.ok, [f.format() for f in report.failures]
+    # The fact under the closed form is itself held to its own: a wrong one fails there.
+    wrong = BUILT_ON_FACTS.replace("3*4096*11008", "2*4096*11008")
+    messages = [f.message for f in run_checks(_load(wrong), REGISTRY, seeds=1).errors]
+    assert any("the run and its closed form disagree" in m for m in messages)
+    # Only the card's facts: an unknown name is a load problem.
+    _, problems = load_text(BUILT_ON_FACTS.replace("psi *", "psj *"), "t.yaml", REGISTRY)
+    assert any("unknown name(s) psj" in p.message for p in problems)
