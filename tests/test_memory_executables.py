@@ -107,3 +107,15 @@ def test_explain_weights_is_the_worked_sum() -> None:
 def test_bad_arguments(name: str, args: dict, fragment: str) -> None:
     with pytest.raises(ArgumentError, match=fragment):
         build_registry().call(name, args)
+
+
+def test_config_fields_and_tensor_parallel_degree() -> None:
+    r = build_registry()
+    config = r.call("memory.model_params", {"model": "llama-3-8b"})
+    assert (config["heads"], config["kv_heads"], config["head_dim"]) == (32, 8, 128)
+    assert (config["vocab_size"], config["trained_context"]) == (128_256, 8192)
+    args = {"model": "llama-2-13b", "context": 4096, "batch": 8, "gpu": "rtx-4090"}
+    needed = r.call("memory.inference", args)
+    assert needed["gpus_needed"] == 3 and needed["tp_gpus"] == 4
+    states = r.call("memory.training", {"params": 10**9, "grad_bytes": 4})
+    assert states["total"] == 18 * 10**9

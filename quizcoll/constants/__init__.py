@@ -14,7 +14,7 @@ import importlib
 from deck.registry import Constant
 from quizcoll.constants.base import TERMS, gpu_constants
 
-MODULES: tuple[str, ...] = ("base",)
+MODULES: tuple[str, ...] = ("base", "memory")
 
 __all__ = ["MODULES", "TERMS", "all_constants"]
 

@@ -134,6 +134,12 @@ def model_params(model: str) -> dict[str, Any]:
         "active_parameters": counts.active,
         "layers": cfg.num_layers,
         "hidden_size": cfg.hidden_size,
+        "heads": cfg.num_heads,
+        "kv_heads": cfg.num_kv_heads,
+        "head_dim": cfg.head_dim,
+        "intermediate_size": cfg.intermediate_size,
+        "vocab_size": cfg.vocab_size,
+        "trained_context": cfg.max_position_embeddings or 0,
         "attention": cfg.attention_kind,
         "tied_embeddings": cfg.tie_embeddings,
     }
@@ -245,6 +251,7 @@ def inference_memory(
     assert est.activations is not None and est.kv_cache_bytes is not None
     per_gpu = est.per_gpu_bytes(gpus)
     usable = device.usable_bytes(utilization)
+    needed = inference.gpus_needed(est, device, utilization)
     return {
         "parameters": est.parameters,
         "active_parameters": est.active_parameters,
@@ -257,7 +264,8 @@ def inference_memory(
         "total_bytes": est.total_bytes,
         "per_gpu_bytes": per_gpu,
         "usable_bytes_per_gpu": usable,
-        "gpus_needed": inference.gpus_needed(est, device, utilization),
+        "gpus_needed": needed,
+        "tp_gpus": inference.tp_degree(cfg, needed),
         "fits": "yes" if per_gpu <= usable else "no",
         "gpu_name": device.name,
     }
@@ -399,25 +407,26 @@ def _explain_rule_of_thumb(args: Mapping[str, Any], r: Mapping[str, Any]) -> str
 
 
 def training_memory(
-    params: int, zero_stage: int = 0, gpus: int = 1, k: float = 12
+    params: int, zero_stage: int = 0, gpus: int = 1, k: float = 12, grad_bytes: float = 2
 ) -> dict[str, Any]:
     """Per-GPU model states of mixed-precision Adam with ZeRO (Rajbhandari et al. 2020)."""
-    states = training.model_states(params, zero_stage, gpus, k)
-    baseline = training.model_states(params, 0, gpus, k)
+    states = training.model_states(params, zero_stage, gpus, k, grad_bytes)
+    baseline = training.model_states(params, 0, gpus, k, grad_bytes)
     return {**states.as_dict(), "baseline_total": baseline.total}
 
 
-_ZERO_FORMULA = {
-    0: "(2 + 2 + K)Ψ",
-    1: "2Ψ + 2Ψ + KΨ/N",
-    2: "2Ψ + (2 + K)Ψ/N",
-    3: "(2 + 2 + K)Ψ/N",
+_ZERO_FORMULA = {  # {g}: gradient bytes per parameter (2 in the ZeRO paper)
+    0: "(2 + {g} + K)Ψ",
+    1: "2Ψ + {g}Ψ + KΨ/N",
+    2: "2Ψ + ({g} + K)Ψ/N",
+    3: "(2 + {g} + K)Ψ/N",
 }
 
 
 def _explain_training(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
+    formula = _ZERO_FORMULA[args["zero_stage"]].format(g=f"{args['grad_bytes']:g}")
     return (
-        f"ZeRO stage {args['zero_stage']}: {_ZERO_FORMULA[args['zero_stage']]} with "
+        f"ZeRO stage {args['zero_stage']}: {formula} with "
         f"Ψ = {_sci(args['params'])}, K = {args['k']:g}, N = {args['gpus']}: weights "
         f"{_gb(r['weights'])} + gradients {_gb(r['gradients'])} + optimizer states "
         f"{_gb(r['optimizer_states'])} = **{_gb(r['total'])}** per GPU "
@@ -615,6 +624,13 @@ def register(registry: Registry) -> None:
             Field("active_parameters", C, "parameters a token uses (MoE: top-k experts)"),
             *(Field(key, C, f"{c.value} parameters") for c, key in _COMPONENT_FIELDS.items()),
             Field("layers", C, "transformer layers"),
+            Field("hidden_size", C, "hidden size h"),
+            Field("heads", C, "attention (query) heads"),
+            Field("kv_heads", C, "key/value heads"),
+            Field("head_dim", C, "dimension of one head"),
+            Field("intermediate_size", C, "MLP width"),
+            Field("vocab_size", C, "vocabulary"),
+            Field("trained_context", C, "max_position_embeddings: the trained context"),
             Field("attention", T, "MHA, GQA or MQA"),
         ],
         explain=_explain_model_params,
@@ -668,6 +684,11 @@ def register(registry: Registry) -> None:
             Field("per_gpu_bytes", B, "per GPU when split over gpus"),
             Field("usable_bytes_per_gpu", B, "usable memory of one GPU"),
             Field("gpus_needed", C, "GPUs needed"),
+            Field(
+                "tp_gpus",
+                C,
+                "smallest valid tensor-parallel degree ≥ gpus_needed in one 8-GPU node (0: none)",
+            ),
             Field("fits", T, "yes if it fits on gpus × gpu"),
         ],
         explain=_explain_inference,
@@ -758,10 +779,18 @@ def register(registry: Registry) -> None:
                 maximum=64,
                 default=12.0,
             ),
+            Param(
+                "grad_bytes",
+                ParamKind.FLOAT,
+                "gradient bytes per parameter (2: fp16/bf16; 4: fp32 main grads)",
+                minimum=1,
+                maximum=8,
+                default=2.0,
+            ),
         ],
         fields=[
             Field("weights", B, "fp16 weights per GPU"),
-            Field("gradients", B, "fp16 gradients per GPU"),
+            Field("gradients", B, "gradients per GPU (grad_bytes each)"),
             Field("optimizer_states", B, "optimizer states per GPU"),
             Field("total", B, "model states per GPU"),
             Field("baseline_total", B, "model states without ZeRO"),
