@@ -251,13 +251,17 @@ def _check_formula_figure(span: Span, formula: str, samples: Any) -> FigureCheck
     return FigureCheck(span, holds, f"{span.literal!r} vs the proven {formula!r}")
 
 
-def formula_samples(claim: Claim) -> list[dict[str, float]]:
-    """The numeric sweep points of a swept fact (at most ``MAX_FORMULA_SAMPLES``)."""
+def formula_samples(
+    claim: Claim, constants: Mapping[str, float] | None = None
+) -> list[dict[str, float]]:
+    """The numeric sweep points of a swept fact (at most ``MAX_FORMULA_SAMPLES``), with the
+    declared ``constants`` its closed form may use (``fp16_bytes*P``)."""
     from deck.instances import sweep
 
     out = []
     for values, _ in sweep(claim.where):
-        out.append({k: v for k, v in values.items() if isinstance(v, int | float)})
+        numbers = {k: v for k, v in values.items() if isinstance(v, int | float)}
+        out.append({**(constants or {}), **numbers})
         if len(out) >= MAX_FORMULA_SAMPLES:
             break
     return out
@@ -342,7 +346,8 @@ def prove_instance(card: Card, instance: Any, registry: Registry, solution: Any)
     failures = list(check_facts(card, env, registry, point))
     answer_values = answer_span_values(card, solution)
     spans_env = {**env, **answer_values}
-    samples = {c.name: formula_samples(c) for c in card.verify if c.name and c.where}
+    constants = {name: c.value for name, c in registry.constants.items()}
+    samples = {c.name: formula_samples(c, constants) for c in card.verify if c.name and c.where}
     if "answer" in answer_values and answer_values["answer"].formula is not None:
         samples["answer"] = variable_samples(card, seed=instance.seed)
     card_texts = [(f, t) for f, t in card.texts() if not f.startswith("verify[")]
@@ -356,7 +361,7 @@ def prove_instance(card: Card, instance: Any, registry: Registry, solution: Any)
                 {**spans_env, "expect": own},
                 [(f"verify[{i}].claim", claim.text)],
                 point,
-                {**samples, "expect": formula_samples(claim) if claim.where else ()},
+                {**samples, "expect": formula_samples(claim, constants) if claim.where else ()},
             )
             failures += found
     if card.type is CardType.CHOICE:

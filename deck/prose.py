@@ -131,8 +131,10 @@ def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
         start, end = _formula_extent(masked, m.start(), m.end())
         covered.update(range(start, end))
         figure = text[start:end].strip()
-        if not any(c.isalnum() for c in figure):
-            continue  # an operator between proven values ("{=a} × {=b}") states no number
+        if not any(c.isalnum() for c in masked[start:end]):
+            # Operators between proven values ("{=a} × {=b}", "× ({=a} + {=b})") state no
+            # number: what they join is masked, so look at the masked text, not the spans.
+            continue
         kind = Kind.NUMBER if _FIGURE.fullmatch(figure) else Kind.FORMULA
         found.append(Unproven(kind, start, end, figure))
     for m in _NUMBER.finditer(masked):

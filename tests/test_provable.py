@@ -138,6 +138,8 @@ def test_span_reading_never_fails_on_junk(text: str) -> None:
         ("See Section 4.2, Table 3, Eq. 5 and §3.1", []),
         ("(Rajbhandari et al. 2020), Thakur 2005, (2019)", []),
         ("{=w|GiB} and {~3.73 GiB=w} and {n} GPUs; {=a} × {=b}", []),
+        ("{=p|count} × ({=a|B} + {=b|B}) per GPU", []),  # brackets join proven values too
+        ("{=p|count} × ({=a|B} + 4 B)", [(Kind.FORMULA, "× ({=a|B} + 4 B)")]),
     ],
 )
 def test_unproven_scan(text: str, found: list[tuple[Kind, str]]) -> None:
@@ -405,3 +407,27 @@ def test_a_closed_form_may_build_on_proven_facts() -> None:
     # Only the card's facts: an unknown name is a load problem.
     _, problems = load_text(BUILT_ON_FACTS.replace("psi *", "psj *"), "t.yaml", REGISTRY)
     assert any("unknown name(s) psj" in p.message for p in problems)
+
+
+FORMULA_ON_CONSTANTS = """\
+cards:
+  - id: distributed-optimizer
+    type: basic
+    front: "Bytes per parameter with the distributed optimizer over d GPUs?"
+    back: "{~6 + 12/d=dist}"
+    verify:
+      - name: dist
+        run: memory.training
+        args: {params: 1, zero_stage: 1, gpus: "{d}", grad_bytes: 4}
+        field: total
+        expect: "bf16_bytes + fp32_bytes + adam_optimizer_bytes_per_param / d"
+        where: {d: [1, 2, 8, 64]}
+"""
+
+
+def test_a_formula_checked_against_a_fact_whose_closed_form_uses_constants() -> None:
+    report = run_checks(_load(FORMULA_ON_CONSTANTS), REGISTRY, seeds=1)
+    assert report.ok, [f.format() for f in report.failures]
+    wrong = FORMULA_ON_CONSTANTS.replace("{~6 + 12/d=dist}", "{~6 + 24/d=dist}")
+    messages = [f.message for f in run_checks(_load(wrong), REGISTRY, seeds=1).errors]
+    assert any("figure '6 + 24/d'" in m for m in messages), messages
