@@ -431,3 +431,17 @@ def test_a_formula_checked_against_a_fact_whose_closed_form_uses_constants() -> 
     wrong = FORMULA_ON_CONSTANTS.replace("{~6 + 12/d=dist}", "{~6 + 24/d=dist}")
     messages = [f.message for f in run_checks(_load(wrong), REGISTRY, seeds=1).errors]
     assert any("figure '6 + 24/d'" in m for m in messages), messages
+
+
+def test_mutations_leave_the_names_the_unproven_scan_exempts() -> None:
+    text = "ZeRO-3 on Llama-2-7B (Rajbhandari et al. 2020), `N-1`: {~3.73 GiB=w} and N-1 steps"
+    edits = {(kind, text[a:b]) for kind, a, b, _ in text_edits(text, prose=True)}
+    assert edits == {
+        ("number ×2", "3.73"),
+        ("number ÷2", "3.73"),
+        ("GB ↔ GiB", " GiB"),
+        ("number ×2", "1"),
+        ("number ÷2", "1"),
+        ("N−1 → N", "N-1"),
+    }
+    assert ("number ×2", "3") in {(k, text[a:b]) for k, a, b, _ in text_edits(text)}
