@@ -167,7 +167,8 @@ def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
 
 
 _FORMULA_CHARS = re.compile(r"[\w\u0370-\u03ff()·×−÷√⌈⌉⌊⌋^²³⁴⁵⁶⁷⁸⁹¹⁰ⁿ⁻/+*.₀-₉]")
-_PROSE_WORD = re.compile(r"[a-z]{2,}[.,;:!?]*|[A-Za-z][a-z]{2,}[.,;:!?]*")
+# A word of prose, possibly in Markdown emphasis ("**No, activations.**"): formulas stop there.
+_PROSE_WORD = re.compile(r"[*_]*(?:[a-z]{2,}|[A-Za-z][a-z]{2,})[.,;:!?]*[*_]*")
 _FIGURE = re.compile(r"[\d.,\s×⁰¹²³⁴⁵⁶⁷⁸⁹]+[A-Za-z%/µμ]*")
 
 

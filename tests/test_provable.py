@@ -139,6 +139,7 @@ def test_span_reading_never_fails_on_junk(text: str) -> None:
         ("(Rajbhandari et al. 2020), Thakur 2005, (2019)", []),
         ("{=w|GiB} and {~3.73 GiB=w} and {n} GPUs; {=a} × {=b}", []),
         ("{=p|count} × ({=a|B} + {=b|B}) per GPU", []),  # brackets join proven values too
+        ("**Not even before activations.** {=p|count} × {=a|B}", []),  # emphasis is prose
         ("{=p|count} × ({=a|B} + 4 B)", [(Kind.FORMULA, "× ({=a|B} + 4 B)")]),
     ],
 )
