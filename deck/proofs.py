@@ -241,12 +241,15 @@ def _check_formula_figure(span: Span, formula: str, samples: Any) -> FigureCheck
         expected = parse(formula)
     except FormulaError as exc:
         return FigureCheck(span, False, f"cannot read the formula {span.literal!r}: {exc}")
-    extra = sorted(given.variables - expected.variables)
+    points = list(samples) or [{}]
+    # A written formula may use any name the sweep defines at every point (sbh beside s, b
+    # and h): equivalence is then judged where all of them have values.
+    swept = set.intersection(*(set(p) for p in points))
+    extra = sorted(given.variables - expected.variables - swept)
     if extra:
         return FigureCheck(
             span, False, f"{span.literal!r} uses {', '.join(extra)}, which {formula!r} does not"
         )
-    points = list(samples) or [{}]
     holds = equivalent(expected, given, points, rel_tol=1e-9)
     return FigureCheck(span, holds, f"{span.literal!r} vs the proven {formula!r}")
 

@@ -446,3 +446,27 @@ def test_mutations_leave_the_names_the_unproven_scan_exempts() -> None:
         ("N−1 → N", "N-1"),
     }
     assert ("number ×2", "3") in {(k, text[a:b]) for k, a, b, _ in text_edits(text)}
+
+
+SWEPT_NAMES = """\
+cards:
+  - id: layer-activations
+    type: basic
+    front: "Activations of one GPT layer?"
+    back: "{~34·sbh + 5·a·s²·b=none} per layer"
+    verify:
+      - name: none
+        run: memory.activations
+        args: {hidden: "{h}", heads: "{a}", layers: 1, seq_len: "{s}", micro_batch: "{b}"}
+        field: per_layer_bytes
+        expect: "sbh*(34 + 5*a*s/h)"
+        where: {s: [512, 4096], b: [1, 4], h: [4096, 12288], a: [32, 96], sbh: {formula: "s*b*h"}}
+"""
+
+
+def test_a_written_formula_may_use_every_name_of_the_facts_sweep() -> None:
+    report = run_checks(_load(SWEPT_NAMES), REGISTRY, seeds=1)
+    assert report.ok, [f.format() for f in report.failures]
+    for wrong in ("{~34·sbh + 5·a·s²·b·b=none}", "{~34·sbh + 5·a·s²·x=none}"):
+        text = SWEPT_NAMES.replace("{~34·sbh + 5·a·s²·b=none}", wrong)
+        assert not run_checks(_load(text), REGISTRY, seeds=1).ok, wrong
