@@ -15,7 +15,8 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Mapping
+import weakref
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +41,15 @@ class Value:
     value: Any
     dim: units.Dim | None = None
     formula: str | None = None  # a swept fact: its proven closed form
+
+
+def evaluate_in(text: str, env: Mapping[str, Any]) -> float:
+    """Evaluate formula ``text`` with the numbers ``env`` holds for the names it uses. Only
+    those names are looked up, so an env carrying every declared constant costs nothing."""
+    from deck.formula import parse
+
+    expr = parse(text)
+    return expr.evaluate(numeric_env({k: env[k] for k in expr.variables if k in env}))
 
 
 def numeric_env(values: Mapping[str, Any]) -> dict[str, float]:
@@ -78,10 +88,23 @@ def expand_choices(text: str, env: Mapping[str, Any]) -> str:
     return CHOICE_REF.sub(sub, text)
 
 
+# Per registry (constants are only ever added, so their number tells a stale entry).
+_CONSTANT_VALUES: weakref.WeakKeyDictionary[Registry, tuple[int, dict[str, Value]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def constant_values(registry: Registry | None) -> dict[str, Value]:
+    """The registry's constants as values (a fresh dict; built once per registry and size:
+    every draw asks for them, and there are hundreds)."""
     if registry is None:
         return {}
-    return {c.name: Value(c.value, c.dimension) for c in registry.constants.values()}
+    constants = registry.constants
+    cached = _CONSTANT_VALUES.get(registry)
+    if cached is None or cached[0] != len(constants):
+        cached = (len(constants), {c.name: Value(c.value, c.dimension) for c in constants.values()})
+        _CONSTANT_VALUES[registry] = cached
+    return dict(cached[1])
 
 
 def evaluate_facts(
@@ -109,9 +132,7 @@ def fact_value(claim: Claim, env: Mapping[str, Any], registry: Registry) -> Valu
     if claim.where:
         return Value(claim.expect, units.Dim.TEXT, formula=claim.expect)
     if claim.expr is not None:
-        from deck.formula import evaluate
-
-        return Value(evaluate(claim.expr, numeric_env(env)), _expect_dim(claim, registry))
+        return Value(evaluate_in(claim.expr, env), _expect_dim(claim, registry))
     comp = claim.computation
     assert comp is not None
     args = resolve_fact_args(claim, env)
@@ -126,9 +147,31 @@ def resolve_fact_args(claim: Claim, env: Mapping[str, Any]) -> dict[str, Any]:
     from deck.checking import resolve_value
 
     assert claim.computation is not None
-    plain = {k: (v.value if isinstance(v, Value) else v) for k, v in env.items()}
-    shown = {k: str(v) for k, v in plain.items()}
-    return {k: resolve_value(v, plain, shown) for k, v in claim.computation.args}
+    plain = _Plain(env)
+    return {k: resolve_value(v, plain, _Shown(plain)) for k, v in claim.computation.args}
+
+
+class _Plain(Mapping[str, Any]):
+    """``env`` with each value's raw number or text, converted when looked up (an env holds
+    every constant; an argument names one or two)."""
+
+    def __init__(self, env: Mapping[str, Any]) -> None:
+        self.env = env
+
+    def __getitem__(self, key: str) -> Any:
+        v = self.env[key]
+        return v.value if isinstance(v, Value) else v
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.env)
+
+    def __len__(self) -> int:
+        return len(self.env)
+
+
+class _Shown(_Plain):
+    def __getitem__(self, key: str) -> Any:
+        return str(self.env[key])
 
 
 def _expect_dim(claim: Claim, registry: Registry) -> units.Dim | None:

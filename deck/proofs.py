@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import math
 import random
+from collections import ChainMap
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from deck import units
 from deck.errors import DeckError
-from deck.facts import Value, expand_choices, fact_value, numeric_env
+from deck.facts import Value, evaluate_in, expand_choices, fact_value
 from deck.failures import Failure
 from deck.model import Card, CardType, Claim, Location, Tolerance
 from deck.prose import Kind, unproven
@@ -120,9 +121,7 @@ def expected_value(claim: Claim, env: Mapping[str, Any], dim: units.Dim | None) 
     try:
         return units.parse_quantity(claim.expect).value
     except units.UnitError:
-        from deck.formula import evaluate
-
-        return evaluate(expand_choices(claim.expect, env), numeric_env(env))
+        return evaluate_in(expand_choices(claim.expect, env), env)
 
 
 def agrees(actual: Any, expected: Any, tolerance: Tolerance) -> bool:
@@ -186,7 +185,7 @@ class FigureCheck:
 
 def check_figure(span: Span, env: Mapping[str, Value], samples: Mapping[str, Any]) -> FigureCheck:
     """Does the figure of a ``{~FIGURE=EXPR}`` span equal its expression in ``env``?"""
-    from deck.formula import FormulaError, evaluate
+    from deck.formula import FormulaError
 
     name = span.expr.strip()
     target = env.get(name)
@@ -199,7 +198,7 @@ def check_figure(span: Span, env: Mapping[str, Value], samples: Mapping[str, Any
         if target is not None:
             actual, dim = float(target.value), target.dim
         else:
-            actual = evaluate(dotted_to_flat(span.expr), _flat_numbers(env))
+            actual = evaluate_in(dotted_to_flat(span.expr), _flat_values(env))
             dim = None
         literal = parse_number_literal(span.literal, dim)
     except (FormulaError, SpanError, DeckError, TypeError, ValueError) as exc:
@@ -220,8 +219,10 @@ def check_figure(span: Span, env: Mapping[str, Value], samples: Mapping[str, Any
     return FigureCheck(span, literal.matches(actual), f"{span.literal!r} vs {span.expr} = {shown}")
 
 
-def _flat_numbers(env: Mapping[str, Value]) -> dict[str, float]:
-    return {dotted_to_flat(k): v for k, v in numeric_env(env).items()}
+def _flat_values(env: Mapping[str, Value]) -> Mapping[str, Value]:
+    """``env`` with ``result.x`` also reachable as ``result__x`` (the formula's spelling)."""
+    dotted = {dotted_to_flat(k): v for k, v in env.items() if "." in k}
+    return ChainMap(dotted, dict(env)) if dotted else env
 
 
 def _word(text: str) -> str:
@@ -259,12 +260,19 @@ def formula_samples(
 ) -> list[dict[str, float]]:
     """The numeric sweep points of a swept fact (at most ``MAX_FORMULA_SAMPLES``), with the
     declared ``constants`` its closed form may use (``fp16_bytes*P``)."""
+    from deck.formula import FormulaError, parse
     from deck.instances import sweep
 
+    used: dict[str, float] = {}
+    if constants:
+        try:
+            used = {k: constants[k] for k in parse(claim.expect).variables if k in constants}
+        except FormulaError:
+            used = {}
     out = []
     for values, _ in sweep(claim.where):
         numbers = {k: v for k, v in values.items() if isinstance(v, int | float)}
-        out.append({**(constants or {}), **numbers})
+        out.append({**used, **numbers})
         if len(out) >= MAX_FORMULA_SAMPLES:
             break
     return out
@@ -384,10 +392,8 @@ def claim_expect_value(claim: Claim, env: Mapping[str, Value]) -> Value:
         return Value(claim.expect, units.Dim.TEXT)
     if claim.where:
         return Value(claim.expect, units.Dim.TEXT, formula=claim.expect)
-    from deck.formula import evaluate
-
     try:
-        return Value(evaluate(expand_choices(claim.expect, env), numeric_env(env)), None)
+        return Value(evaluate_in(expand_choices(claim.expect, env), env), None)
     except DeckError:
         return Value(claim.expect, units.Dim.TEXT, formula=claim.expect)
 
@@ -439,9 +445,7 @@ def answer_expect_failures(
         try:
             expected = units.parse_quantity(a.expect).value
         except units.UnitError:
-            from deck.formula import evaluate
-
-            expected = evaluate(expand_choices(a.expect, env), numeric_env(env))
+            expected = evaluate_in(expand_choices(a.expect, env), env)
     except DeckError as exc:
         return [Failure(card.id, a.location, "answer.expect", f"{point}{exc}")]
     tol = a.expect_tolerance or EXPECT_TOLERANCE
