@@ -119,3 +119,13 @@ def test_config_fields_and_tensor_parallel_degree() -> None:
     assert needed["gpus_needed"] == 3 and needed["tp_gpus"] == 4
     states = r.call("memory.training", {"params": 10**9, "grad_bytes": 4})
     assert states["total"] == 18 * 10**9
+
+
+def test_the_score_term_of_the_activations() -> None:
+    r = build_registry()
+    args = {"hidden": 4096, "heads": 32, "layers": 1, "seq_len": 4096, "micro_batch": 2}
+    none = r.call("memory.activations", args)
+    selective = r.call("memory.activations", {**args, "recompute": "selective"})
+    assert none["scores_bytes"] == 5 * 32 * 4096**2 * 2  # Korthikanti et al.: 5as²b
+    assert none["per_layer_bytes"] - selective["per_layer_bytes"] == none["scores_bytes"]
+    assert selective["scores_bytes"] == 0

@@ -71,6 +71,21 @@ def _published() -> tuple[Constant, ...]:
             "mixed-precision SGD with momentum: fp32 master weights (4) + fp32 momentum (4)",
             "B",
         ),
+        # Activations per layer, Korthikanti et al. 2022, Table 2, at t = 1: sbh times this.
+        Constant(
+            "korthikanti_selective_sbh",
+            34,
+            Dim.COUNT,
+            "Korthikanti et al. 2022, Table 2: selective recomputation keeps sbh(10 + 24/t) "
+            "= 34·sbh per layer at t = 1 (and with sequence parallelism 34·sbh/t)",
+        ),
+        Constant(
+            "korthikanti_full_sbh",
+            2,
+            Dim.COUNT,
+            "Korthikanti et al. 2022, Table 2: full recomputation keeps each layer's fp16 "
+            "input, 2·sbh",
+        ),
         # The runtime around the tensors.
         Constant(
             "cuda_context_low",

@@ -465,9 +465,13 @@ def activations(
         sequence_parallel=sequence_parallel,
         recompute=training.Recompute(recompute),
     )
+    # The attention part of the stored activations (scores, softmax, dropout mask: 5as²b/t),
+    # which selective and full recomputation both drop.
+    scores = 5 * heads * seq_len**2 * micro_batch / tensor_parallel if recompute == "none" else 0
     return {
         "per_layer_bytes": acts.per_layer_bytes,
         "total_bytes": acts.total_bytes,
+        "scores_bytes": scores,
         "formula": acts.formula,
         "hidden": hidden,
         "heads": heads,
@@ -654,6 +658,9 @@ def register(registry: Registry) -> None:
         fields=[
             Field("kv_bytes_per_token", B, "KV bytes per token, all layers"),
             Field("kv_cache_bytes", B, "KV cache for context × batch"),
+            Field("layers", C, "layers"),
+            Field("kv_heads", C, "key/value heads"),
+            Field("head_dim", C, "dimension of one head"),
         ],
         explain=_explain_kv,
     )
@@ -838,6 +845,10 @@ def register(registry: Registry) -> None:
         fields=[
             Field("per_layer_bytes", B, "activations of one layer"),
             Field("total_bytes", B, "activations of all layers"),
+            Field("scores_bytes", B, "of one layer's: attention scores, softmax, dropout mask"),
+            Field("hidden", C, "hidden size h"),
+            Field("heads", C, "attention heads a"),
+            Field("layers", C, "layers"),
         ],
         explain=_explain_activations,
     )
