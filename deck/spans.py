@@ -206,6 +206,8 @@ def format_value(value: object, dim: units.Dim | None, fmt: Format = Format()) -
     if kind is FormatKind.COUNT:
         return f"{x:,.{fmt.decimals or 0}f}"
     if kind is FormatKind.LABEL:
+        if fmt.decimals is not None:  # the decimals asked for, not format_count's rounding
+            return f"{_decimals(x, fmt.decimals)} {fmt.unit}"
         return units.format_count(float(_decimals(x, fmt.decimals).replace(",", "")), fmt.unit)
     if kind is FormatKind.BOTH:
         return units.format_bytes_both(x, digits=2 if fmt.decimals is None else fmt.decimals)

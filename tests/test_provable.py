@@ -81,6 +81,7 @@ def test_a_bare_g_byte_figure_is_refused(text: str) -> None:
         (7e9, units.Dim.COUNT, "short", "7B"),
         (8, units.Dim.COUNT, "GPUs", "8 GPUs"),
         (1, units.Dim.COUNT, "GPUs", "1 GPU"),
+        (6.5625, units.Dim.RATIO, "bits:4", "6.5625 bits"),  # the decimals asked for
         (14e9, units.Dim.BYTES, "both", "13.04 GiB (14.00 GB)"),
     ],
 )
