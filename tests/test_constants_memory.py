@@ -27,7 +27,10 @@ def test_names_are_unique_and_sourced() -> None:
         ("runtime_overhead_assumed", 2**30),
         ("llama_3_1_8b_trained_context", 131_072),
         ("gpt2_xl_trained_context", 1024),
-        ("mistral_7b_sliding_window", 4096),
+        ("mistral_7b_attention_window", 4096),
+        ("llama_3_8b_attention_window", 8192),
+        ("q4_k_block_bytes", 144),
+        ("gptq_block_bytes", 66.5),
         ("qwen2_5_7b_qkv_bias", 1),
         ("mixtral_8x7b_experts_per_token", 2),
     ],
@@ -56,3 +59,11 @@ def test_config_figures_give_the_counted_parameters(key: str) -> None:
     )
     total = (2 - c("tied")) * c("vocab") * h + c("layers") * layer + h
     assert total == count_parameters(load_model(key)).total
+
+
+def test_gpu_marketing_sizes_are_terms_not_quantities() -> None:
+    from deck.prose import unproven
+    from quizcoll.constants import TERMS
+
+    assert {"80GB", "16GB", "141GB"} <= set(TERMS)
+    assert [u.text for u in unproven("an A100 80GB reports more than 80 GB", TERMS)] == ["80 GB"]

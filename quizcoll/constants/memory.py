@@ -163,16 +163,65 @@ def _models() -> tuple[Constant, ...]:
             value = float(getattr(cfg, attr) or 0)
             out.append(Constant(f"{name}_{suffix}", value, Dim.COUNT, f"{where}: {what}"))
         windows = {w for w in cfg.sliding_windows if w}
-        if windows:
-            out.append(
-                Constant(
-                    f"{name}_sliding_window",
-                    float(max(windows)),
-                    Dim.COUNT,
-                    f"{where}: sliding_window (tokens each layer attends to)",
-                )
+        window = max(windows) if windows else (cfg.max_position_embeddings or 0)
+        out.append(
+            Constant(
+                f"{name}_attention_window",
+                float(window),
+                Dim.COUNT,
+                f"{where}: tokens a layer's KV cache holds at most — sliding_window, or the "
+                "trained context without one",
             )
+        )
     return tuple(out)
 
 
-CONSTANTS: tuple[Constant, ...] = (*_published(), *_models())
+def _formats() -> tuple[Constant, ...]:
+    """Per quantization format: its block (or group) layout and what it leaves unquantized."""
+    from quizcoll.memory.formats import DEFAULT_GROUP_SIZE, GGUF_BLOCKS, GGUF_FORMATS
+
+    g = DEFAULT_GROUP_SIZE
+    # (format, weights per block, bytes per block, kept bytes, quantizes embeddings, g_idx)
+    layouts = [
+        ("gptq", g, g * 4 / 8 + 2 + 0.5, 2, 0, 4),
+        ("awq", g, g * 4 / 8 + 2 + 0.5, 2, 0, 0),
+    ]
+    layouts += [
+        (f, GGUF_BLOCKS[f].block_size, GGUF_BLOCKS[f].block_bytes, 4, 1, 0) for f in GGUF_FORMATS
+    ]
+    gptq_source = (
+        "AutoGPTQ/AutoAWQ int4 layout: per group of 128 weights, 4-bit values + an fp16 scale "
+        "+ a packed 4-bit zero; only the linear layers of the blocks are quantized, the rest "
+        "stays fp16; GPTQ also stores g_idx, one int32 per input row"
+    )
+    out: list[Constant] = []
+    for fmt, size, nbytes, kept, embeddings, g_idx in layouts:
+        source = (
+            gptq_source
+            if fmt in ("gptq", "awq")
+            else f"llama.cpp ggml-common.h block_{fmt}: {nbytes} B per {size} weights; every "
+            "2-D tensor is quantized, 1-D tensors (norms, biases) stay F32"
+        )
+        out += [
+            Constant(f"{fmt}_block_size", size, Dim.COUNT, source),
+            Constant(f"{fmt}_block_bytes", nbytes, Dim.BYTES, source, "B"),
+            Constant(f"{fmt}_kept_bytes", kept, Dim.BYTES, source, "B"),
+            Constant(f"{fmt}_quantizes_embeddings", embeddings, Dim.COUNT, source),
+            Constant(f"{fmt}_g_idx_bytes", g_idx, Dim.BYTES, source, "B"),
+        ]
+    return tuple(out)
+
+
+CONSTANTS: tuple[Constant, ...] = (*_published(), *_models(), *_formats())
+
+
+def _gpu_terms() -> tuple[str, ...]:
+    """The marketing sizes in the catalog GPUs' names ("80GB" of "A100 80GB"): part of a
+    product's name, not a quantity (the memory it reports is ``<gpu>_reported``)."""
+    from quizcoll.memory.gpus import GPUS
+
+    words = (w for gpu in GPUS for w in gpu.name.split())
+    return tuple(sorted({w for w in words if w[:1].isdigit() and w.endswith("GB")}))
+
+
+TERMS: tuple[str, ...] = _gpu_terms()
