@@ -216,12 +216,13 @@ CONSTANTS: tuple[Constant, ...] = (*_published(), *_models(), *_formats())
 
 
 def _gpu_terms() -> tuple[str, ...]:
-    """The marketing sizes in the catalog GPUs' names ("80GB" of "A100 80GB"): part of a
-    product's name, not a quantity (the memory it reports is ``<gpu>_reported``)."""
+    """The words of the catalog GPUs' names that start with a digit ("4090" of "RTX 4090",
+    the marketing "80GB" of "A100 80GB"): parts of a product's name, not quantities (the
+    memory a GPU reports is ``<gpu>_reported``)."""
     from quizcoll.memory.gpus import GPUS
 
     words = (w for gpu in GPUS for w in gpu.name.split())
-    return tuple(sorted({w for w in words if w[:1].isdigit() and w.endswith("GB")}))
+    return tuple(sorted({w for w in words if w[:1].isdigit()}))
 
 
 TERMS: tuple[str, ...] = _gpu_terms()
