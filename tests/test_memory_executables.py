@@ -129,3 +129,12 @@ def test_the_score_term_of_the_activations() -> None:
     assert none["scores_bytes"] == 5 * 32 * 4096**2 * 2  # Korthikanti et al.: 5as²b
     assert none["per_layer_bytes"] - selective["per_layer_bytes"] == none["scores_bytes"]
     assert selective["scores_bytes"] == 0
+
+
+def test_kv_cache_with_any_element_width() -> None:
+    r = build_registry()
+    shape = {"layers": 32, "kv_heads": 8, "head_dim": 128, "context": 1}
+    assert r.call("memory.kv_cache", {**shape, "element_bytes": 3})["kv_bytes_per_token"] == (
+        2 * 32 * 8 * 128 * 3
+    )
+    assert r.call("memory.kv_cache", shape)["kv_bytes_per_token"] == 2 * 32 * 8 * 128 * 2

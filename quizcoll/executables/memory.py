@@ -173,9 +173,11 @@ def kv_cache(
     dtype: str = "fp16",
     context: int = 4096,
     batch: int = 1,
+    element_bytes: int | None = None,
 ) -> dict[str, Any]:
     """KV cache: 2 · layers · kv_heads · head_dim · bytes per token, × tokens × batch."""
-    kv_bytes = parse_kv_dtype(dtype).bits // 8
+    # element_bytes: bytes of one cached value, for a width no dtype names (overrides dtype)
+    kv_bytes = element_bytes or parse_kv_dtype(dtype).bits // 8
     shape = (layers, kv_heads, head_dim)
     if model is not None:
         if any(v is not None for v in shape):
@@ -201,7 +203,7 @@ def kv_cache(
         "kv_heads": kv_heads,
         "head_dim": head_dim,
         "kv_dtype_bytes": kv_bytes,
-        "sliding_window": window,
+        "sliding_window": window or 0,
     }
 
 
@@ -654,6 +656,14 @@ def register(registry: Registry) -> None:
             Param("dtype", ParamKind.STR, "KV-cache dtype", choices=KV_DTYPES, default="fp16"),
             context,
             batch,
+            Param(
+                "element_bytes",
+                ParamKind.INT,
+                "bytes per cached value (overrides dtype)",
+                minimum=1,
+                maximum=8,
+                default=None,
+            ),
         ],
         fields=[
             Field("kv_bytes_per_token", B, "KV bytes per token, all layers"),
@@ -661,6 +671,8 @@ def register(registry: Registry) -> None:
             Field("layers", C, "layers"),
             Field("kv_heads", C, "key/value heads"),
             Field("head_dim", C, "dimension of one head"),
+            Field("kv_dtype_bytes", B, "bytes of one cached value"),
+            Field("sliding_window", C, "tokens a layer keeps at most (0: no window)"),
         ],
         explain=_explain_kv,
     )
