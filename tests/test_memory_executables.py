@@ -11,6 +11,7 @@ CALLS = {
     "memory.weights": {"params": 7e9, "dtype": "fp16"},
     "memory.model_weights": {"model": "llama-2-7b", "dtype": "gptq"},
     "memory.model_params": {"model": "mixtral-8x7b"},
+    "memory.decoder_layer": {"hidden": 4096, "kv_width": 1024, "intermediate": 14336},
     "memory.kv_cache": {"model": "llama-2-7b", "context": 4096},
     "memory.inference": {"model": "llama-3-70b", "dtype": "bf16", "context": 32768, "gpus": 2},
     "memory.gpus_needed": {"params": 70e9},
@@ -138,3 +139,16 @@ def test_kv_cache_with_any_element_width() -> None:
         2 * 32 * 8 * 128 * 3
     )
     assert r.call("memory.kv_cache", shape)["kv_bytes_per_token"] == 2 * 32 * 8 * 128 * 2
+
+
+def test_one_decoder_layer_is_a_model_layer() -> None:
+    r = build_registry()
+    layer = r.call(
+        "memory.decoder_layer", {"hidden": 4096, "kv_width": 1024, "intermediate": 14336}
+    )
+    model = r.call("memory.model_params", {"model": "llama-3-8b"})  # 32 such layers
+    assert layer["attention_parameters"] * 32 == model["attention_parameters"]
+    assert layer["mlp_parameters"] * 32 == model["mlp_parameters"]
+    assert layer["norm_parameters"] * 32 + 4096 == model["norm_parameters"]
+    with pytest.raises(ArgumentError):
+        r.call("memory.decoder_layer", {"hidden": 0, "kv_width": 1, "intermediate": 1})

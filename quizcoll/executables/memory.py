@@ -26,7 +26,7 @@ from quizcoll.memory.formats import (
     weight_bytes,
 )
 from quizcoll.memory.gpus import DEFAULT_UTILIZATION, find_gpu, gpu_names
-from quizcoll.memory.params import Component, count_parameters, tensors
+from quizcoll.memory.params import Component, count_parameters, llama_layer, tensors
 
 MAX_PARAMS = 1e13
 MAX_CONTEXT = 10_000_000
@@ -160,6 +160,26 @@ def _explain_model_params(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     if r["tied_embeddings"]:
         text += "; the output head shares the embedding matrix"
     return text + "."
+
+
+def decoder_layer(hidden: int, kv_width: int, intermediate: int) -> dict[str, Any]:
+    """Parameters of one Llama decoder layer from its widths: attention, MLP, norms."""
+    parts = llama_layer(hidden, kv_width, intermediate)
+    return {
+        "parameters": sum(parts.values()),
+        "attention_parameters": parts[Component.ATTENTION],
+        "mlp_parameters": parts[Component.MLP],
+        "norm_parameters": parts[Component.NORMS],
+    }
+
+
+def _explain_decoder_layer(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
+    h, k, f = args["hidden"], args["kv_width"], args["intermediate"]
+    return (
+        f"q, o: 2 × {h:,}²; k, v: 2 × {h:,} × {k:,} → attention {r['attention_parameters']:,}; "
+        f"gate, up, down: 3 × {h:,} × {f:,} → MLP {r['mlp_parameters']:,}; two norms "
+        f"{r['norm_parameters']:,}: **{r['parameters']:,}** parameters."
+    )
 
 
 # ----------------------------------------------------------------------------- KV cache
@@ -640,6 +660,23 @@ def register(registry: Registry) -> None:
             Field("attention", T, "MHA, GQA or MQA"),
         ],
         explain=_explain_model_params,
+    )
+    width = {"minimum": 1, "maximum": 1_000_000}
+    registry.add_function(
+        "memory.decoder_layer",
+        _guard(decoder_layer),
+        params=[
+            Param("hidden", ParamKind.INT, "hidden size h", **width),
+            Param("kv_width", ParamKind.INT, "key/value width: kv_heads × head_dim", **width),
+            Param("intermediate", ParamKind.INT, "MLP width", **width),
+        ],
+        fields=[
+            Field("parameters", C, "one layer"),
+            Field("attention_parameters", C, "q, k, v, o"),
+            Field("mlp_parameters", C, "gate, up, down"),
+            Field("norm_parameters", C, "the two RMSNorm weights"),
+        ],
+        explain=_explain_decoder_layer,
     )
     registry.add_function(
         "memory.kv_cache",
