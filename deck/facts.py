@@ -16,7 +16,7 @@ import itertools
 import math
 import re
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,15 +108,20 @@ def constant_values(registry: Registry | None) -> dict[str, Value]:
 
 
 def evaluate_facts(
-    card: Card, params: Mapping[str, Any], registry: Registry | None
+    card: Card,
+    params: Mapping[str, Any],
+    registry: Registry | None,
+    names: Collection[str] | None = None,
 ) -> dict[str, Value]:
-    """Every fact of ``card`` for the parameter values ``params`` (base units), in order."""
+    """Every fact of ``card`` for the parameter values ``params`` (base units), in order; or
+    only the facts ``names`` need (what a constraint reads), with the derived facts' inputs."""
     out: dict[str, Value] = {}
     if registry is None:
         return out
+    wanted = None if names is None else _fact_closure(card, names)
     env: dict[str, Any] = {**constant_values(registry), **params}
     for claim in card.verify:
-        if not claim.name:
+        if not claim.name or (wanted is not None and claim.name not in wanted):
             continue
         try:
             value = fact_value(claim, env, registry)
@@ -125,6 +130,25 @@ def evaluate_facts(
         out[claim.name] = value
         env[claim.name] = value
     return out
+
+
+def _fact_closure(card: Card, names: Collection[str]) -> set[str]:
+    """``names`` and, through derived facts (``expr``), every fact they are computed from.
+    A fact that runs an executable needs only parameters: its arguments name no fact."""
+    from deck.formula import parse
+
+    by_name = {c.name: c for c in card.verify if c.name and not c.where}
+    wanted: set[str] = set()
+    todo = [n for n in names if n in by_name]
+    while todo:
+        name = todo.pop()
+        if name in wanted:
+            continue
+        wanted.add(name)
+        claim = by_name[name]
+        if claim.expr is not None:
+            todo += [v for v in parse(claim.expr).variables if v in by_name]
+    return wanted
 
 
 def fact_value(claim: Claim, env: Mapping[str, Any], registry: Registry) -> Value:
