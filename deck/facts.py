@@ -12,6 +12,7 @@ Facts whose value cannot be computed raise :class:`FactError` (a card or executa
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -48,8 +49,14 @@ def evaluate_in(text: str, env: Mapping[str, Any]) -> float:
     those names are looked up, so an env carrying every declared constant costs nothing."""
     from deck.formula import parse
 
-    expr = parse(text)
-    return expr.evaluate(numeric_env({k: env[k] for k in expr.variables if k in env}))
+    return parse(text).evaluate(numeric_env({k: env[k] for k in _names(text) if k in env}))
+
+
+@functools.lru_cache(maxsize=4096)
+def _names(text: str) -> frozenset[str]:
+    from deck.formula import parse
+
+    return frozenset(parse(text).variables)
 
 
 def numeric_env(values: Mapping[str, Any]) -> dict[str, float]:

@@ -149,8 +149,9 @@ def draw(card: Card, seed: int, registry: Registry | None = None) -> Instance:
         if card.shuffle:
             rng.shuffle(idx)
         order = tuple(idx)
+    named = card.facts()
     for name, value in facts.items():
-        if name not in shown and name in card.facts():
+        if name not in shown and name in named:
             shown[name] = _default_text(value)
     return Instance(card.id, seed, values, shown, order, facts)
 
@@ -160,7 +161,7 @@ def realistic(card: Card, facts: Mapping[str, Value], registry: Registry | None)
     are skipped when no registry computed facts)."""
     if not card.constraints:
         return True
-    env = {k: v.value for k, v in facts.items()}
+    env = {k: facts[k].value for k in _constraint_names(card) if k in facts}
     usable = tuple(c for c in card.constraints if registry is not None or c.names <= env.keys())
     return satisfied(usable, env)
 

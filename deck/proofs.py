@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import random
+import weakref
 from collections import ChainMap
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -154,7 +155,7 @@ def check_facts(
         try:
             known = env.get(claim.name) if claim.name else None
             value = known if isinstance(known, Value) else fact_value(claim, env, registry)
-            expected = expected_value(claim, {k: v for k, v in env.items()}, value.dim)
+            expected = expected_value(claim, env, value.dim)
         except DeckError as exc:
             yield Failure(card.id, claim.location, what, f"{point}{exc}")
             continue
@@ -255,6 +256,10 @@ def _check_formula_figure(span: Span, formula: str, samples: Any) -> FigureCheck
     return FigureCheck(span, holds, f"{span.literal!r} vs the proven {formula!r}")
 
 
+# A swept fact's points never change: computed once per claim (a card checks several seeds).
+_SAMPLES: weakref.WeakKeyDictionary[Claim, list[dict[str, float]]] = weakref.WeakKeyDictionary()
+
+
 def formula_samples(
     claim: Claim, constants: Mapping[str, float] | None = None
 ) -> list[dict[str, float]]:
@@ -263,6 +268,8 @@ def formula_samples(
     from deck.formula import FormulaError, parse
     from deck.instances import sweep
 
+    if constants is not None and claim in _SAMPLES:
+        return _SAMPLES[claim]
     used: dict[str, float] = {}
     if constants:
         try:
@@ -275,6 +282,8 @@ def formula_samples(
         out.append({**used, **numbers})
         if len(out) >= MAX_FORMULA_SAMPLES:
             break
+    if constants is not None:
+        _SAMPLES[claim] = out
     return out
 
 

@@ -10,6 +10,7 @@ so counts and weight bytes always agree.
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from dataclasses import dataclass
 
@@ -77,6 +78,7 @@ class ParameterCount:
         return {c.value: n for c, n in self.by_component}
 
 
+@functools.lru_cache(maxsize=64)  # pure in a frozen config; every sizing asks again
 def tensors(cfg: ModelConfig) -> tuple[Tensor, ...]:
     """Every parameter tensor of ``cfg`` as its ``*ForCausalLM`` class builds it."""
     h, layers = cfg.hidden_size, cfg.num_layers
@@ -148,6 +150,7 @@ def tensors(cfg: ModelConfig) -> tuple[Tensor, ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=64)
 def count_parameters(cfg: ModelConfig) -> ParameterCount:
     """Exact parameter count of ``cfg``: total, active per token, by component."""
     ts = tensors(cfg)
