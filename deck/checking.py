@@ -8,7 +8,6 @@ what was wrong with it.
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,12 +17,13 @@ from deck import units
 from deck.errors import DeckError
 from deck.facts import Value
 from deck.instances import Instance, render_text
+from deck.mistakes import Attempt, Mistake, detect
 from deck.model import AnswerSpec, Card, CardType, Computation, Rating
 from deck.placeholders import fill
 from deck.registry import Registry
 
 SLOW_ANSWER_S = 60.0  # a right answer that took longer than this suggests Hard
-FORMULA_SAMPLES = 12
+MAX_ANSWER = 500  # characters of a typed answer: longer text is not read at all
 _PHYSICAL = (units.Dim.BYTES, units.Dim.RATE, units.Dim.SECONDS)
 
 
@@ -58,6 +58,13 @@ class Verdict:
     suggested: Rating
     message: str
     detail: Solution | None = field(default=None, compare=False)
+    mistake: Mistake | None = None  # the named mistake a wrong answer is, when one is known
+    error: str = ""  # why the text could not be read (then it is not an attempt)
+
+    @property
+    def invalid(self) -> bool:
+        """The text was not an answer (unreadable): not an attempt, nothing to record."""
+        return bool(self.error)
 
     @property
     def feedback(self) -> str:
@@ -136,6 +143,14 @@ def format_answer(value: float, dim: units.Dim | None, unit: str) -> str:
     return units.format_value(value, dim, unit)
 
 
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span, with a fence longer than any backtick run inside."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def solve(card: Card, instance: Instance, registry: Registry | None) -> Solution:
     """Compute the exact answer of ``instance``; raise :class:`CheckError` if that fails."""
     a = card.answer
@@ -144,7 +159,10 @@ def solve(card: Card, instance: Instance, registry: Registry | None) -> Solution
 
         expr = parse(a.formula)
         formula_value = Value(a.formula, units.Dim.TEXT, formula=a.formula)
-        back = render_text(card.back, instance, {"answer": str(expr)}, {"answer": formula_value})
+        # A code span: inside **{answer}** the formula's * would otherwise be read as emphasis.
+        back = render_text(
+            card.back, instance, {"answer": code_span(str(expr))}, {"answer": formula_value}
+        )
         return Solution(None, str(expr), back=back, formula=a.formula, typed=str(expr))
     if card.type is CardType.CHOICE:
         order = instance.option_order or tuple(range(len(card.options)))
@@ -219,6 +237,10 @@ def _format_result(v: Any) -> str:
 # ---------------------------------------------------------------------- checking
 
 
+class _Unreadable(Exception):
+    """Text that is not an answer at all (not a number, a formula, an option): no attempt."""
+
+
 def _suggest(correct: bool, attempts: int, elapsed_s: float | None) -> Rating:
     if not correct:
         return Rating.AGAIN
@@ -241,6 +263,36 @@ def reveal(card: Card, instance: Instance, registry: Registry | None) -> Verdict
     )
 
 
+def give_up(
+    card: Card, instance: Instance, registry: Registry | None, solution: Solution | None = None
+) -> Verdict:
+    """The verdict of asking for the answer without trying one: wrong, Again."""
+    sol = solution or solve(card, instance, registry)
+    return Verdict(
+        False,
+        "",
+        sol.text,
+        sol.markdown(),
+        Rating.AGAIN,
+        f"Revealed: the answer is {sol.text}.",
+        sol,
+    )
+
+
+def _invalid(sol: Solution, given: str, error: str, message: str = "") -> Verdict:
+    """Text that could not be read: not an attempt, and the answer stays hidden."""
+    return Verdict(
+        False,
+        given,
+        sol.text,
+        sol.markdown(),
+        Rating.AGAIN,
+        message or f"Could not read that: {error}",
+        sol,
+        error=error,
+    )
+
+
 def check_answer(
     card: Card,
     instance: Instance,
@@ -251,29 +303,71 @@ def check_answer(
     elapsed_s: float | None = None,
     solution: Solution | None = None,
 ) -> Verdict:
-    """Judge ``answer`` for ``instance`` of ``card``."""
+    """Judge ``answer`` for ``instance`` of ``card``: the one grading function that the TUI,
+    ``review --plain`` and ``quizcoll grade`` share.
+
+    Text that cannot be read (not a number, a broken formula, no such option) gives an
+    :attr:`Verdict.invalid` verdict that says where reading failed and does not give the
+    answer away; callers do not count it as an attempt. A wrong answer is matched against the
+    named mistakes (:mod:`deck.mistakes`) and the verdict names the one it is.
+    """
     if card.type is CardType.BASIC:
         return reveal(card, instance, registry)
     sol = solution or solve(card, instance, registry)
     given = answer.strip()
     if not given:
-        ok, note = False, "No answer given."
-    elif card.type is CardType.NUMERIC:
-        ok, note = _check_numeric(card, sol, given)
-    elif card.type is CardType.FORMULA:
-        ok, note = _check_formula(card, instance, given)
+        return _invalid(sol, given, "no answer given.", "No answer given: type one first.")
+    if len(given) > MAX_ANSWER:
+        return _invalid(
+            sol,
+            given[:40] + "…",
+            f"the answer is {len(given):,} characters long (at most {MAX_ANSWER}).",
+        )
+    try:
+        if card.type is CardType.NUMERIC:
+            ok, note, attempt = _check_numeric(card, instance, sol, given)
+        elif card.type is CardType.FORMULA:
+            ok, note, attempt = _check_formula(card, instance, sol, given)
+        else:
+            ok, note, attempt = _check_choice(card, instance, sol, given)
+    except _Unreadable as exc:
+        return _invalid(sol, given, str(exc))
+    mistake = None
+    if not ok and attempt is not None:
+        mistake = detect(attempt, registry.detectors if registry is not None else ())
+    if ok:
+        message = f"Correct: {note}" if note else "Correct."
+        if sol.text not in message and card.type is not CardType.FORMULA:
+            message += answer_sentence(sol.text)
+        suggested = _suggest(True, attempts, elapsed_s)
     else:
-        ok, note = _check_choice(card, instance, given)
-    head = "Correct" if ok else "Not quite"
-    message = f"{head}: {note}" if note else head
-    if not ok or sol.text not in message:
+        message = f"Not quite: {note}" if note else "Not quite."
+        if mistake is not None:
+            # Where the mistake says it all (the right amount in the wrong unit family; a
+            # formula, whose values at a witness point are noise then) it replaces the note.
+            right_amount = (
+                sol.value is not None and attempt is not None and attempt.matches(sol.value)
+            )
+            if not note or right_amount or card.type is CardType.FORMULA:
+                message = f"Not quite. {mistake.message}"
+            else:
+                message = f"{message} {mistake.message}"
         message += answer_sentence(sol.text)
-    return Verdict(
-        ok, given, sol.text, sol.markdown(), _suggest(ok, attempts, elapsed_s), message, sol
-    )
+        suggested = mistake.kind.rating if mistake is not None else Rating.AGAIN
+    return Verdict(ok, given, sol.text, sol.markdown(), suggested, message, sol, mistake=mistake)
 
 
-def _check_numeric(card: Card, sol: Solution, given: str) -> tuple[bool, str]:
+Outcome = tuple[bool, str, "Attempt | None"]
+
+
+def _first_reading(given: str) -> str:
+    """What to parse of a pasted answer: "13.04 GiB (14.00 GB)" and "x = y" read as the first
+    part (string splits, not a backtracking regex: the text is hostile)."""
+    head = given.split(" (", 1)[0] if given.endswith(")") else given
+    return head.split(" = ", 1)[0].strip() or given
+
+
+def _check_numeric(card: Card, instance: Instance, sol: Solution, given: str) -> Outcome:
     a = card.answer
     assert a is not None and sol.value is not None
     unit = a.unit
@@ -284,41 +378,54 @@ def _check_numeric(card: Card, sol: Solution, given: str) -> tuple[bool, str]:
         if sol.dim in _PHYSICAL
         else (sol.dim if sol.dim in (units.Dim.COUNT, units.Dim.RATIO) else units.Dim.COUNT)
     )
-    # People paste the shown answer back ("13.04 GiB (14.00 GB)", "x = y"): read the first reading.
-    given = re.sub(r"\s*\(.*\)\s*$", "", given).split(" = ")[0].strip() or given
+    reading = _first_reading(given)
     try:
-        q = units.parse_quantity(given, dim, label=label)
+        q = units.parse_quantity(reading, dim, label=label)
     except units.UnitError as exc:
-        return False, f"could not read {given!r}: {exc}."
+        raise _Unreadable(f"{exc} — {_expects(card, sol)}.") from None
     candidates = q.candidates
     if not q.unit and physical:
         f = units.lookup_unit(unit).factor
         candidates = tuple(c * f for c in candidates)
-    if a.strict_unit and physical and q.unit and units.is_unit(q.unit):
-        binary_wanted = "i" in unit
-        binary_given = "i" in units.lookup_unit(q.unit).symbol
-        if binary_wanted != binary_given and units.lookup_unit(q.unit).factor != 1:
-            return False, f"this question asks for {unit}, and {q.unit} is a different unit."
+    attempt = Attempt(card, instance, sol, given, candidates, q.unit)
+    if a.strict_unit and physical and q.unit:
+        family = _family(unit)
+        written = _family(q.unit) if units.is_unit(q.unit) else None
+        if written is None and q.ambiguous:
+            return (
+                False,
+                f"a bare {q.unit} does not say which unit; this question asks for {unit}.",
+                attempt,
+            )
+        if written is not None and written != family and units.lookup_unit(q.unit).factor != 1:
+            return (
+                False,
+                f"this question asks for {unit}, and {q.unit} is a different unit.",
+                attempt,
+            )
     hits = [c for c in candidates if a.tolerance.accepts(c, sol.value)]
     if hits:
         if q.ambiguous:
-            return True, (
-                f"{given} read as {units.format_bytes(hits[0], binary=hits[0] == candidates[1])} "
-                f"(a bare {q.unit} is ambiguous: write {q.unit.upper()}B or {q.unit.upper()}iB)."
+            return (
+                True,
+                (
+                    f"{reading} read as {units.format_bytes(hits[0], binary=hits[0] == candidates[1])} "
+                    f"(a bare {q.unit} is ambiguous: write {q.unit.upper()}B or {q.unit.upper()}iB)."
+                ),
+                attempt,
             )
-        return True, ""
-    note = f"{given} is {_relative(candidates[0], sol.value)}."
-    if sol.dim is units.Dim.BYTES and q.unit and units.is_unit(q.unit):
-        # The classic slip: the right number read in the other unit family (GB vs GiB).
-        u = units.lookup_unit(q.unit)
-        twin = q.unit.replace("iB", "B") if "iB" in q.unit else q.unit.replace("B", "iB", 1)
-        if units.is_unit(twin):
-            alt = candidates[0] / u.factor * units.lookup_unit(twin).factor
-            if a.tolerance.accepts(alt, sol.value):
-                note = (
-                    f"{given} would be right in {twin}: GB is 10^9 bytes, GiB is 2^30 (7.4% apart)."
-                )
-    return False, note
+        return True, "", attempt
+    return False, f"{reading} is {_relative(candidates[0], sol.value)}.", attempt
+
+
+def _family(symbol: str) -> str:
+    return "binary" if "i" in units.lookup_unit(symbol).symbol else "decimal"
+
+
+def _expects(card: Card, sol: Solution) -> str:
+    from deck.examples import answer_hint
+
+    return answer_hint(card, sol.dim)
 
 
 def _relative(given: float, exact: float) -> str:
@@ -326,29 +433,22 @@ def _relative(given: float, exact: float) -> str:
         return "off"
     ratio = given / exact
     if 0 < ratio < 1:
-        return f"{(1 - ratio) * 100:.3g}% too low" if ratio > 0.5 else f"{1 / ratio:.3g}× too low"
+        return (
+            f"{(1 - ratio) * 100:.3g}% too low" if ratio > 0.5 else f"{_times(1 / ratio)} too low"
+        )
     if ratio > 1:
-        return f"{(ratio - 1) * 100:.3g}% too high" if ratio < 2 else f"{ratio:.3g}× too high"
+        return f"{(ratio - 1) * 100:.3g}% too high" if ratio < 2 else f"{_times(ratio)} too high"
     return "of the wrong sign"
 
 
-def formula_samples(card: Card, seed: int, n: int = FORMULA_SAMPLES) -> list[dict[str, float]]:
-    rng = random.Random(f"samples:{card.id}:{seed}")
-    points = []
-    for _ in range(n):
-        point = {}
-        for v in card.variables:
-            point[v.name] = (
-                float(rng.randint(int(v.low), int(v.high)))
-                if v.integer
-                else rng.uniform(v.low, v.high)
-            )
-        points.append(point)
-    return points
+def _times(ratio: float) -> str:
+    """``2×``, ``4.13×``, ``1,000×`` (never ``1e+03×``)."""
+    return f"{ratio:,.0f}×" if ratio >= 100 else f"{ratio:.3g}×"
 
 
-def _check_formula(card: Card, instance: Instance, given: str) -> tuple[bool, str]:
-    from deck.formula import FormulaError, equivalent, parse, resolve_names
+def _check_formula(card: Card, instance: Instance, sol: Solution, given: str) -> Outcome:
+    from deck.equivalence import equivalent
+    from deck.formula import FormulaError, parse, resolve_names
 
     a = card.answer
     assert a is not None and a.formula is not None
@@ -356,18 +456,21 @@ def _check_formula(card: Card, instance: Instance, given: str) -> tuple[bool, st
     try:
         typed = resolve_names(parse(given), [v.name for v in card.variables])
     except FormulaError as exc:
-        return False, f"could not read {given!r}: {exc}."
-    if equivalent(
-        expected, typed, formula_samples(card, instance.seed), rel_tol=max(a.tolerance.rel, 1e-9)
-    ):
-        return True, f"{typed} is equivalent to {expected}."
-    return False, f"{typed} differs from the expected expression at sample points."
+        raise _Unreadable(f"{exc}.") from None
+    outcome = equivalent(expected, typed, card.variables, seed=instance.seed)
+    attempt = Attempt(card, instance, sol, given, expr=typed, equivalence=outcome)
+    if outcome.equal:
+        if str(typed) == str(expected):
+            return True, "", attempt
+        return True, f"the same function as {expected}, as it is usually written.", attempt
+    return False, f"{given} is a different function: {outcome.reason}.", attempt
 
 
-def _check_choice(card: Card, instance: Instance, given: str) -> tuple[bool, str]:
+def _check_choice(card: Card, instance: Instance, sol: Solution, given: str) -> Outcome:
     order = instance.option_order or tuple(range(len(card.options)))
     texts = [render_text(card.options[i], instance).strip().lower() for i in order]
     picked: set[int] = set()
+    last = chr(ord("a") + len(order) - 1)
     if given.strip().lower() in texts:
         picked.add(order[texts.index(given.strip().lower())])
     else:
@@ -380,16 +483,14 @@ def _check_choice(card: Card, instance: Instance, given: str) -> tuple[bool, str
             elif token.isascii() and token.isdigit():
                 pos = int(token) - 1
             else:
-                return (
-                    False,
-                    f"{token!r} is not an option letter (a–{chr(ord('a') + len(order) - 1)}).",
-                )
+                raise _Unreadable(f"{token[:20]!r} is not an option letter (a–{last}).")
             if not 0 <= pos < len(order):
-                return False, f"there is no option {token!r}."
+                raise _Unreadable(f"there is no option {token!r} (the options are a–{last}).")
             picked.add(order[pos])
+    attempt = Attempt(card, instance, sol, given, picked=frozenset(picked))
     want = set(card.correct)
     if picked == want:
-        return True, ""
+        return True, "", attempt
     if picked < want:
-        return False, f"{len(want - picked)} more option(s) are correct."
-    return False, ""
+        return False, f"{len(want - picked)} more option(s) are correct.", attempt
+    return False, "", attempt

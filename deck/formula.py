@@ -1,7 +1,8 @@
 """A small, safe expression language for formula cards, ``expr:`` values and ``expect:`` claims.
 
 Provides :func:`parse` (text → a frozen, hashable :class:`Expr` tree), :func:`evaluate`,
-:func:`equivalent` (compare two expressions at sample points) and :func:`resolve_names`
+:func:`equivalent` (whether two expressions are the same function, decided exactly by
+:mod:`deck.equivalence`) and :func:`resolve_names`
 (map what a user typed, ``n``, onto a card's variables, ``N``). Nothing here calls ``eval``
 or the ``ast`` module: a hand-written tokenizer and recursive-descent parser build the tree,
 and evaluation is plain ``math`` over floats. Every fault in the text or during evaluation
@@ -37,11 +38,14 @@ import functools
 import math
 import numbers
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from deck.errors import DeckError
+
+if TYPE_CHECKING:
+    from deck.equivalence import Equivalence
 
 __all__ = [
     "MAX_DEPTH",
@@ -701,7 +705,10 @@ def parse(text: str) -> Expr:
     if not isinstance(text, str):
         raise FormulaError(f"expected formula text, got {type(text).__name__}")
     if len(text) > MAX_LENGTH:
-        raise FormulaError(f"formula is too long ({len(text)} characters; at most {MAX_LENGTH})")
+        raise FormulaError(
+            f"formula is too long ({len(text)} characters; at most {MAX_LENGTH}): "
+            f"it goes on past column {MAX_LENGTH}"
+        )
     text = unicodedata.normalize("NFC", text)
     if not text.strip():
         raise FormulaError("empty formula")
@@ -715,48 +722,17 @@ def evaluate(text: str, env: Mapping[str, float]) -> float:
 
 # ----------------------------------------------------------------------------- comparing
 
-# Rounding error of a float computation grows with the largest intermediate value (S - S + x):
-# allow this many ulps of that magnitude on top of the relative tolerance.
-_ROUNDING_ULPS = 64
-
-
-def _evaluate_with_scale(expr: Expr, env: Mapping[str, float]) -> tuple[float, float]:
-    scale = _Scale()
-    try:
-        value = expr._eval(env, scale)
-    except OverflowError:
-        raise FormulaError(f"overflow: the result of {_short(expr)} is too large") from None
-    return value, scale.largest
-
 
 def equivalent(
-    a: Expr, b: Expr, samples: Sequence[Mapping[str, float]], rel_tol: float = 1e-9
-) -> bool:
-    """Whether ``b`` equals the reference ``a`` at every sample point where ``a`` is defined.
+    expected: str | Expr, given: str | Expr, variables: Iterable[Any], *, seed: int = 0
+) -> Equivalence:
+    """Whether ``given`` is the same function as ``expected`` over ``variables`` (objects
+    with ``name``, ``low``, ``high``, ``integer``, like a card's): a
+    :class:`deck.equivalence.Equivalence`, truthy when they are, with the reason and a
+    witness point when they are not. Exact: see :mod:`deck.equivalence`."""
+    from deck.equivalence import equivalent as decide
 
-    Values are compared with relative tolerance ``rel_tol``, plus a few ulps of the largest
-    intermediate magnitude so that a cancellation to (almost) zero is not a false mismatch.
-    Points where ``a`` fails are skipped; ``b`` failing where ``a`` succeeds is a mismatch.
-    When ``a`` is defined at no sample point nothing was checked, and the answer is False.
-    """
-    if rel_tol < 0:
-        raise ValueError("rel_tol must not be negative")
-    checked = 0
-    for env in samples:
-        try:
-            va, scale_a = _evaluate_with_scale(a, env)
-        except FormulaError:
-            continue
-        try:
-            vb, scale_b = _evaluate_with_scale(b, env)
-        except FormulaError:
-            return False
-        allowed = rel_tol * max(abs(va), abs(vb))
-        allowed += _ROUNDING_ULPS * math.ulp(max(scale_a, scale_b))
-        if not abs(va - vb) <= allowed:
-            return False
-        checked += 1
-    return checked > 0
+    return decide(expected, given, variables, seed=seed)
 
 
 # ----------------------------------------------------------------------------- names

@@ -172,7 +172,7 @@ def instance_count(card: Card, registry: Registry | None) -> int | None:
     axes: list[list[Any]] = []
     specs = [s for s in card.params if s.formula is None]
     for spec in specs:
-        values = _axis(spec)
+        values = param_values(spec)
         if values is None:
             return None
         axes.append(values)
@@ -193,7 +193,7 @@ def instance_count(card: Card, registry: Registry | None) -> int | None:
     return count_instances(axes, accept)
 
 
-def _axis(spec: ParamSpec) -> list[Any] | None:
+def param_values(spec: ParamSpec) -> list[Any] | None:
     """Every value a parameter can take (base units), or None for a continuous range."""
     f = _factor(spec.unit)
     if spec.choices is not None:

@@ -8,7 +8,6 @@ given, before anything runs.
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -38,7 +37,6 @@ from deck.yamlsource import LList, LMap, Pos, parse_yaml, read_text
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 NAME_PATTERN = re.compile(r"^[A-Za-z_\u0370-\u03ff][A-Za-z0-9_\u0370-\u03ff]*$")
 MAX_SWEEP_POINTS = 2000
-MAX_CHOICE_COMBINATIONS = 4096  # text-parameter choices a closed form is read for
 
 FILE_KEYS = ("deck", "tags", "source", "unproven", "cards")
 UNPROVEN_POLICIES = ("error", "warn")
@@ -54,6 +52,7 @@ COMMON_KEYS = (
     "params",
     "constraints",
     "verify",
+    "mistakes",
 )
 TYPE_KEYS: dict[CardType, tuple[str, ...]] = {
     CardType.BASIC: (),
@@ -410,6 +409,10 @@ class _FileValidator:
             options, correct = self.choice(m)
             shuffle = self.boolean(m, "shuffle", "shuffle", True)
         claims = self.claims(m, param_names, params)
+        from deck.mistake_specs import read_mistakes
+
+        known = {v.name for v in variables} if ctype is CardType.FORMULA else param_names
+        mistakes = read_mistakes(self, m, ctype, known, len(options), correct)
 
         fact_names = {c.name for c in claims if c.name}
         names = param_names | declared | fact_names | self.constant_names
@@ -434,6 +437,14 @@ class _FileValidator:
         for i, opt in enumerate(options):
             self.check_placeholders(m, f"options[{i}]", opt, names, pos=m["options"].where(i))
             self.text_spans(m["options"], i, f"options[{i}]", opt, names | {"answer"}, origins)
+        raw_mistakes = m.get("mistakes")
+        if isinstance(raw_mistakes, LList) and len(raw_mistakes) == len(mistakes):
+            mistake_names = names | ({"answer"} if answered else set())
+            for i, spec in enumerate(mistakes):
+                field = f"mistakes[{i}].message"
+                item = raw_mistakes[i]
+                if isinstance(item, LMap):
+                    self.text_spans(item, "message", field, spec.message, mistake_names, origins)
         for i, (claim, claim_map) in enumerate(self.claim_maps):
             if claim.text:
                 claim_names = names | {p.name for p in claim.where} | {"expect"}
@@ -463,6 +474,7 @@ class _FileValidator:
             origins=origins,
             unproven=self.unproven,
             constraints=constraints,
+            mistakes=mistakes,
         )
 
     def constraints(self, m: LMap, names: set[str]) -> tuple[Any, ...]:
@@ -760,52 +772,32 @@ class _FileValidator:
             return None
         return unit
 
-    def expect_vars(
-        self, text: str, pos: Pos, field: str, known: set[str], params: Sequence[ParamSpec]
+    def formula_vars(
+        self,
+        text: str,
+        pos: Pos,
+        field: str,
+        known: set[str],
+        specs: Sequence[ParamSpec] = (),
     ) -> Any:
-        """A closed form's names, with ``{name}`` of a text parameter read for every choice
-        (``{gpu}_reported`` must name a declared constant for each GPU the card draws)."""
-        from deck.facts import CHOICE_REF, expand_choices
-
-        refs = list(dict.fromkeys(CHOICE_REF.findall(text)))
-        if not refs:
-            return self.formula_vars(text, pos, field, known)
-        by_name = {p.name: p for p in params}
-        for ref in refs:
-            spec = by_name.get(ref)
-            if (
-                spec is None
-                or not spec.choices
-                or not all(isinstance(c, str) for c in spec.choices)
-            ):
-                self.report(pos, field, f"{{{ref}}} in a formula must name a text parameter")
-                return None
-        expr = None
-        for combo in itertools.islice(
-            itertools.product(*(by_name[r].choices or () for r in refs)), MAX_CHOICE_COMBINATIONS
-        ):
-            expanded = expand_choices(text, dict(zip(refs, combo, strict=True)))
-            expr = self.formula_vars(expanded, pos, field, known)
-            if expr is None:
-                return None
-        return expr
-
-    def formula_vars(self, text: str, pos: Pos, field: str, known: set[str]) -> Any:
+        """Parse a formula over ``known`` names; ``{param}`` placeholders of text parameters
+        among ``specs`` (``{link}_latency``) are tried with each of their choices."""
         from deck.formula import FormulaError, parse
 
-        try:
-            expr = parse(text)
-        except FormulaError as exc:
-            self.report(pos, field, f"bad expression: {exc}")
-            return None
-        missing = sorted(expr.variables - known)
-        if missing:
-            self.report(
-                pos,
-                field,
-                f"unknown name(s) {', '.join(missing)}; known: {', '.join(sorted(known)) or 'none'}",
-            )
-            return None
+        expr = None
+        for variant in placeholder_variants(text, specs):
+            try:
+                expr = parse(variant)
+            except FormulaError as exc:
+                self.report(pos, field, f"bad expression: {exc}")
+                return None
+            missing = sorted(expr.variables - known)
+            if missing:
+                own = sorted(known - self.constant_names)  # the card's names, not constants
+                listing = f"; known: {', '.join(own) or 'none'}" if len(own) <= 12 else ""
+                hint = suggest(missing[0], sorted(known))
+                self.report(pos, field, f"unknown name(s) {', '.join(missing)}{hint}{listing}")
+                return None
         return expr
 
     # ------------------------------------------------------------------ answers
@@ -1024,8 +1016,10 @@ class _FileValidator:
                 return text
             except units.UnitError:
                 known = {p.name for p in params} | self.constant_names | set(facts)
-                pos = a.where("expect")
-                if self.expect_vars(text, pos, "answer.expect", known, params) is None:
+                if (
+                    self.formula_vars(text, a.where("expect"), "answer.expect", known, params)
+                    is None
+                ):
                     return None
         return text
 
@@ -1304,10 +1298,14 @@ class _FileValidator:
                 try:
                     units.parse_quantity(expect)
                 except units.UnitError:
-                    # An instance fact's closed form may build on earlier facts.
-                    names = known if where else known | facts
                     if (
-                        self.expect_vars(expect, c.where("expect"), f"{field}.expect", names, scope)
+                        self.formula_vars(
+                            expect,
+                            c.where("expect"),
+                            f"{field}.expect",
+                            known if where else known | facts,  # may build on earlier facts
+                            scope,
+                        )
                         is None
                     ):
                         continue
@@ -1356,6 +1354,25 @@ class _FileValidator:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def placeholder_variants(text: str, specs: Sequence[ParamSpec]) -> list[str]:
+    """``text`` with its ``{param}`` placeholders of text parameters filled in every way
+    their choices allow (at most 64 variants); ``[text]`` when it has none."""
+    if "{" not in text:
+        return [text]
+    from deck.facts import choice_name
+
+    used = [p for p in specs if p.choices is not None and "{" + p.name + "}" in text]
+    variants = [text]
+    for spec in used:
+        assert spec.choices is not None
+        variants = [
+            v.replace("{" + spec.name + "}", choice_name(str(choice)))
+            for v in variants
+            for choice in spec.choices
+        ][:64]
+    return variants
 
 
 def _powers_of_two(lo: float, hi: float) -> list[int]:

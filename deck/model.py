@@ -176,6 +176,36 @@ class Claim:
         return bool(self.where)
 
 
+class MistakeKind(enum.Enum):
+    """What kind of slip a named mistake is; it decides the suggested rating."""
+
+    UNITS = "units"  # the right quantity in the wrong unit or family: suggests Hard
+    CONCEPT = "concept"  # a wrong idea (a missing term, the wrong collective): suggests Again
+
+    @property
+    def rating(self) -> Rating:
+        return Rating.HARD if self is MistakeKind.UNITS else Rating.AGAIN
+
+
+@dataclass(frozen=True)
+class MistakeSpec:
+    """A classic wrong answer a card names, and what to tell whoever gives it.
+
+    Exactly one of: ``factor`` (the answer times this number), ``formula`` (an expression in
+    the card's parameters or variables, which may use ``answer`` for the correct one:
+    ``answer * N/(N-1)``) or ``option`` (a choice card's option, 0-based).
+    """
+
+    id: str
+    message: str
+    factor: float | None = None
+    formula: str | None = None
+    option: int | None = None
+    kind: MistakeKind = MistakeKind.CONCEPT
+    tag: str = ""
+    location: Location | None = None
+
+
 @dataclass(frozen=True)
 class Card:
     """One validated card. ``id`` is its identity for review history."""
@@ -196,6 +226,7 @@ class Card:
     hint: str = ""
     source: str = ""
     location: Location = field(default_factory=lambda: Location("<memory>"))
+    mistakes: tuple[MistakeSpec, ...] = ()
     # Where each text field starts in its file ("front", "options[2]", "verify[1].claim").
     origins: Mapping[str, TextOrigin] = field(default_factory=dict, compare=False, repr=False)
     # "error": a number no span proves fails check; "warn": it is listed, check passes.
@@ -212,6 +243,7 @@ class Card:
         out = [("front", self.front), ("back", self.back), ("hint", self.hint)]
         out += [(f"options[{i}]", t) for i, t in enumerate(self.options)]
         out += [(f"verify[{i}].claim", c.text) for i, c in enumerate(self.verify) if c.text]
+        out += [(f"mistakes[{i}].message", m.message) for i, m in enumerate(self.mistakes)]
         return [(f, t) for f, t in out if t]
 
     @property

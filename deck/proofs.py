@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import random
-import weakref
 from collections import ChainMap
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,7 +35,6 @@ from deck.spans import Span, SpanError, SpanKind, find_spans, parse_number_liter
 
 EXPECT_TOLERANCE = Tolerance(rel=1e-6)  # answer vs its closed form: two derivations agree
 FORMULA_POINTS = 24  # sample points for a formula answer against its executable
-MAX_FORMULA_SAMPLES = 256
 
 
 # ----------------------------------------------------------------------------- locations
@@ -119,10 +117,17 @@ def expected_value(claim: Claim, env: Mapping[str, Any], dim: units.Dim | None) 
     """What a claim says its result is: text, a quantity, or its formula evaluated in ``env``."""
     if dim is units.Dim.TEXT or claim.vary:
         return claim.expect
+    return closed_form(claim.expect, env)
+
+
+def closed_form(expect: str, env: Mapping[str, Any]) -> float:
+    """An ``expect`` in ``env``: a quantity, or a formula whose ``{param}`` placeholders name
+    a text parameter's value as a name part (``{link}_latency`` → ``nvlink_latency``,
+    ``{model}_layers`` → ``llama_3_1_8b_layers``). Only the names it uses are looked up."""
     try:
-        return units.parse_quantity(claim.expect).value
+        return units.parse_quantity(expect).value
     except units.UnitError:
-        return evaluate_in(expand_choices(claim.expect, env), env)
+        return evaluate_in(expand_choices(expect, env), env)
 
 
 def agrees(actual: Any, expected: Any, tolerance: Tolerance) -> bool:
@@ -235,55 +240,130 @@ def _word(text: str) -> str:
     return w
 
 
-def _check_formula_figure(span: Span, formula: str, samples: Any) -> FigureCheck:
+@dataclass(frozen=True)
+class FormulaScope:
+    """Where a swept fact's formula holds: the domain of each swept variable, and the names
+    it may use that stand for expressions — a derived sweep variable (``sbh`` for ``s*b*h``)
+    or a declared constant (``fp16_bytes`` for ``2``)."""
+
+    domains: tuple[Any, ...]
+    names: Mapping[str, Any]
+
+
+def formula_scope(claim: Claim, registry: Registry | None) -> FormulaScope:
+    """The :class:`FormulaScope` of a swept fact."""
+    from deck.formula import FormulaError, Num, parse
+
+    names: dict[str, Any] = {}
+    for spec in claim.where:
+        if spec.formula is not None:
+            try:
+                names[spec.name] = parse(spec.formula)
+            except FormulaError:
+                continue
+    if registry is not None:
+        try:
+            used = parse(claim.expect).variables
+        except FormulaError:
+            used = frozenset()
+        for name in used:
+            constant = registry.constant(name)
+            if constant is not None and name not in names:
+                names[name] = Num(float(constant.value))
+    return FormulaScope(tuple(sweep_domains(claim)), names)
+
+
+def _in_scope(expr: Any, names: Mapping[str, Any]) -> Any:
+    """``expr`` with the scope's named expressions put in (derived names may nest)."""
+    from deck.equivalence import substitute
+
+    for _ in range(8):
+        used = {n: names[n] for n in expr.variables if n in names}
+        if not used:
+            break
+        expr = substitute(expr, used)
+    return expr
+
+
+def _check_formula_figure(span: Span, formula: str, scope: Any) -> FigureCheck:
     from deck.formula import FormulaError, equivalent, parse
 
+    domains, names = (
+        (scope.domains, scope.names) if isinstance(scope, FormulaScope) else (scope, {})
+    )
     try:
-        given = parse(span.literal)
-        expected = parse(formula)
+        given = _in_scope(parse(span.literal), names)
+        expected = _in_scope(parse(formula), names)
     except FormulaError as exc:
         return FigureCheck(span, False, f"cannot read the formula {span.literal!r}: {exc}")
-    points = list(samples) or [{}]
-    # A written formula may use any name the sweep defines at every point (sbh beside s, b
-    # and h): equivalence is then judged where all of them have values.
-    swept = set.intersection(*(set(p) for p in points))
+    given = _juxtaposed_products(given, expected.variables)
+    # A written formula may also use the other swept variables (5a·s/h · sbh against 5·a·s²·b
+    # swept over s, b, h, a): equivalence is judged over all of their domains.
+    swept = {d.name for d in domains}
     extra = sorted(given.variables - expected.variables - swept)
     if extra:
         return FigureCheck(
             span, False, f"{span.literal!r} uses {', '.join(extra)}, which {formula!r} does not"
         )
-    holds = equivalent(expected, given, points, rel_tol=1e-9)
-    return FigureCheck(span, holds, f"{span.literal!r} vs the proven {formula!r}")
+    try:
+        verdict = equivalent(expected, given, list(domains))
+    except FormulaError as exc:
+        return FigureCheck(span, False, f"cannot compare {span.literal!r}: {exc}")
+    why = "" if verdict.equal else f" ({verdict.reason})"
+    return FigureCheck(span, verdict.equal, f"{span.literal!r} vs the proven {formula!r}{why}")
 
 
-# A swept fact's points never change: computed once per claim (a card checks several seeds).
-_SAMPLES: weakref.WeakKeyDictionary[Claim, list[dict[str, float]]] = weakref.WeakKeyDictionary()
+def _juxtaposed_products(expr: Any, names: frozenset[str]) -> Any:
+    """Written formulas juxtapose one-letter variables (``2(b−1)/(ab)``): a name the proven
+    formula lacks but that spells several of its variables in a row is their product."""
+    from deck.equivalence import substitute
+    from deck.formula import parse
+
+    mapping = {}
+    for name in expr.variables - names:
+        parts = _spell(name, names)
+        if parts:
+            mapping[name] = parse("*".join(parts))
+    return substitute(expr, mapping) if mapping else expr
 
 
-def formula_samples(
-    claim: Claim, constants: Mapping[str, float] | None = None
-) -> list[dict[str, float]]:
-    """The numeric sweep points of a swept fact (at most ``MAX_FORMULA_SAMPLES``), with the
-    declared ``constants`` its closed form may use (``fp16_bytes*P``)."""
-    from deck.formula import FormulaError, parse
-    from deck.instances import sweep
+def _spell(name: str, names: frozenset[str]) -> list[str] | None:
+    """``name`` as a run of two or more of ``names`` (shortest split first), or None."""
+    best: list[list[str] | None] = [None] * (len(name) + 1)
+    best[0] = []
+    for i in range(len(name)):
+        if best[i] is None:
+            continue
+        for candidate in names:
+            j = i + len(candidate)
+            if name.startswith(candidate, i) and best[j] is None:
+                best[j] = [*best[i], candidate]  # type: ignore[misc]
+    found = best[len(name)]
+    return found if found is not None and len(found) >= 2 else None
 
-    if constants is not None and claim in _SAMPLES:
-        return _SAMPLES[claim]
-    used: dict[str, float] = {}
-    if constants:
-        try:
-            used = {k: constants[k] for k in parse(claim.expect).variables if k in constants}
-        except FormulaError:
-            used = {}
+
+def sweep_domains(claim: Claim) -> list[Any]:
+    """The domain of each variable of a swept fact: its range (or choices), base units."""
+    from deck.equivalence import Domain
+    from deck.instances import param_values
+
     out = []
-    for values, _ in sweep(claim.where):
-        numbers = {k: v for k, v in values.items() if isinstance(v, int | float)}
-        out.append({**used, **numbers})
-        if len(out) >= MAX_FORMULA_SAMPLES:
-            break
-    if constants is not None:
-        _SAMPLES[claim] = out
+    for spec in claim.where:
+        if spec.formula is not None:
+            continue
+        values = param_values(spec)
+        if values is None:
+            assert spec.range is not None
+            factor = units.lookup_unit(spec.unit).factor if units.is_unit(spec.unit) else 1
+            lo, hi = spec.range[0] * factor, spec.range[1] * factor
+        else:
+            numbers = [v for v in values if isinstance(v, int | float)]
+            if not numbers:
+                continue
+            lo, hi = min(numbers), max(numbers)
+        if lo == hi:
+            hi = lo + 1  # a single value: any neighbourhood keeps the formula's shape
+        out.append(Domain(spec.name, float(lo), float(hi), spec.integer))
     return out
 
 
@@ -366,10 +446,11 @@ def prove_instance(card: Card, instance: Any, registry: Registry, solution: Any)
     failures = list(check_facts(card, env, registry, point))
     answer_values = answer_span_values(card, solution)
     spans_env = {**env, **answer_values}
-    constants = {name: c.value for name, c in registry.constants.items()}
-    samples = {c.name: formula_samples(c, constants) for c in card.verify if c.name and c.where}
+    samples: dict[str, Any] = {
+        c.name: formula_scope(c, registry) for c in card.verify if c.name and c.where
+    }
     if "answer" in answer_values and answer_values["answer"].formula is not None:
-        samples["answer"] = variable_samples(card, seed=instance.seed)
+        samples["answer"] = list(card.variables)
     card_texts = [(f, t) for f, t in card.texts() if not f.startswith("verify[")]
     found, checks = figure_failures(card, spans_env, card_texts, point, samples)
     failures += found
@@ -381,7 +462,7 @@ def prove_instance(card: Card, instance: Any, registry: Registry, solution: Any)
                 {**spans_env, "expect": own},
                 [(f"verify[{i}].claim", claim.text)],
                 point,
-                {**samples, "expect": formula_samples(claim, constants) if claim.where else ()},
+                {**samples, "expect": formula_scope(claim, registry) if claim.where else ()},
             )
             failures += found
     if card.type is CardType.CHOICE:
@@ -402,7 +483,7 @@ def claim_expect_value(claim: Claim, env: Mapping[str, Value]) -> Value:
     if claim.where:
         return Value(claim.expect, units.Dim.TEXT, formula=claim.expect)
     try:
-        return Value(evaluate_in(expand_choices(claim.expect, env), env), None)
+        return Value(closed_form(claim.expect, env), None)
     except DeckError:
         return Value(claim.expect, units.Dim.TEXT, formula=claim.expect)
 
@@ -451,10 +532,7 @@ def answer_expect_failures(
     if card.type is not CardType.NUMERIC or a is None or a.expect is None or solution is None:
         return []
     try:
-        try:
-            expected = units.parse_quantity(a.expect).value
-        except units.UnitError:
-            expected = evaluate_in(expand_choices(a.expect, env), env)
+        expected = closed_form(a.expect, {**env, **instance.values})
     except DeckError as exc:
         return [Failure(card.id, a.location, "answer.expect", f"{point}{exc}")]
     tol = a.expect_tolerance or EXPECT_TOLERANCE

@@ -148,9 +148,7 @@ def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
         covered.update(range(start, end))
         figure = text[start:end].strip()
         if not any(c.isalnum() for c in masked[start:end]):
-            # Operators between proven values ("{=a} × {=b}", "× ({=a} + {=b})") state no
-            # number: what they join is masked, so look at the masked text, not the spans.
-            continue
+            continue  # an operator between proven values ("{=a} × {=b}") states no number
         kind = Kind.NUMBER if _FIGURE.fullmatch(figure) else Kind.FORMULA
         found.append(Unproven(kind, start, end, figure))
     for m in _NUMBER.finditer(masked):
@@ -193,7 +191,7 @@ def _formula_extent(masked: str, start: int, end: int) -> tuple[int, int]:
         if k == i or k == 0 or not _FORMULA_CHARS.match(masked[k - 1]):
             break
         left = token_start(k)
-        if _PROSE_WORD.fullmatch(masked[left:k]):
+        if _PROSE_WORD.fullmatch(masked[left:k].strip("()")):
             break
         i = left
     while True:
@@ -203,7 +201,7 @@ def _formula_extent(masked: str, start: int, end: int) -> tuple[int, int]:
         if k == j or k >= len(masked) or not _FORMULA_CHARS.match(masked[k]):
             break
         right = token_end(k)
-        if _PROSE_WORD.fullmatch(masked[k:right]):
+        if _PROSE_WORD.fullmatch(masked[k:right].strip("()")):
             break
         j = right
     while j > i and masked[j - 1] in ".,;:":

@@ -7,13 +7,16 @@ which keeps every computation testable.
 
 The daily queue, per deck:
 
-- learning and relearning cards that are due now (or within the learn-ahead window,
-  20 minutes by default, so a short step can come back in the same session) come first,
-  earliest due first; they are not limited;
+- learning and relearning cards that are due now come first, earliest due first; they
+  are not limited;
 - review cards due by the end of the review day, lowest retrievability first, at most
   ``reviews_per_day`` (default 200) minus the reviews already done today in that deck;
 - new cards in file order within a deck, taking turns across decks, at most ``new_per_day`` (default 20) minus those already
-  introduced today, interleaved evenly among the reviews.
+  introduced today, interleaved evenly among the reviews;
+- learning cards due within the learn-ahead window (20 minutes by default) come last,
+  marked ``ahead``: as in Anki, a short step is shown early only when nothing else is
+  left, so a card rated Good → 10m is not asked again at the start of the next session,
+  and they are not "due" in the counts.
 
 Suspended, buried and (naturally) orphaned cards are left out. The practice queue
 reviews ahead or by tag, ignores due dates and limits, and its reviews never change
@@ -48,6 +51,12 @@ class QueueEntry:
     kind: EntryKind
     state: CardState
     retrievability: float
+    ahead: bool = False  # a learning card not due yet, within the learn-ahead window
+
+    @property
+    def due_now(self) -> bool:
+        """A card to count as due (not new, not learned ahead)."""
+        return self.kind is not EntryKind.NEW and not self.ahead
 
 
 def day_start(now: datetime, rollover_hour: int = 4, tz: tzinfo | None = None) -> datetime:
@@ -110,6 +119,7 @@ def build_queue(
     done = store.done_between(start, end)
     records = store.cards()
     learning: list[QueueEntry] = []
+    ahead: list[QueueEntry] = []
     reviews: list[QueueEntry] = []
     new_by_deck: list[list[QueueEntry]] = []
     by_deck: dict[str, list[Card]] = {}
@@ -133,8 +143,10 @@ def build_queue(
             assert state.due is not None
             r = scheduler.retrievability(state, now)
             if state.phase in (Phase.LEARNING, Phase.RELEARNING):
-                if state.due <= now + settings.learn_ahead:
+                if state.due <= now:
                     learning.append(QueueEntry(card, EntryKind.LEARNING, state, r))
+                elif state.due <= now + settings.learn_ahead:
+                    ahead.append(QueueEntry(card, EntryKind.LEARNING, state, r, ahead=True))
             elif state.due < end:
                 deck_reviews.append(QueueEntry(card, EntryKind.REVIEW, state, r))
         deck_reviews.sort(key=lambda e: (e.retrievability, e.state.due, e.card.id))
@@ -144,8 +156,9 @@ def build_queue(
     # turns across decks, so a session mixes subjects instead of draining one deck first.
     new = [e for group in itertools.zip_longest(*new_by_deck) for e in group if e is not None]
     learning.sort(key=lambda e: (e.state.due, e.card.id))
+    ahead.sort(key=lambda e: (e.state.due, e.card.id))
     reviews.sort(key=lambda e: (e.retrievability, e.state.due, e.card.id))
-    queue = learning + _interleave(reviews, new)
+    queue = learning + _interleave(reviews, new) + ahead
     return queue if limit is None else queue[: max(0, limit)]
 
 

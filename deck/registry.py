@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import enum
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +38,7 @@ Dimension = Dim
 
 
 _REQUIRED: Any = object()
+RESULT_CACHE_SIZE = 8192  # remembered executable results (pure functions of their arguments)
 
 
 @dataclass(frozen=True)
@@ -198,12 +200,15 @@ class UnknownExecutable(DeckError):
 
 
 class Registry:
-    """Named executables. Applications fill it; the engine only reads it."""
+    """Named executables, and the mistake detectors of the application's subject
+    (:mod:`deck.mistakes`). Applications fill it; the engine only reads it."""
 
     def __init__(self, executables: Iterable[Executable] = ()) -> None:
         self._by_name: dict[str, Executable] = {}
         self._constants: dict[str, Constant] = {}
+        self._results: OrderedDict[tuple[Any, ...], Result] = OrderedDict()
         self._terms: set[str] = set()
+        self._detectors: list[Any] = []  # deck.mistakes.Detector (kept import-free here)
         for ex in executables:
             self.add(ex)
 
@@ -232,6 +237,18 @@ class Registry:
     @property
     def terms(self) -> frozenset[str]:
         return frozenset(self._terms)
+
+    def add_detector(self, detector: Any) -> Any:
+        """Register a mistake detector (an object with ``id`` and ``detect(attempt)``)."""
+        if any(d.id == detector.id for d in self._detectors):
+            raise ValueError(f"mistake detector {detector.id!r} registered twice")
+        self._detectors.append(detector)
+        return detector
+
+    @property
+    def detectors(self) -> tuple[Any, ...]:
+        """The registered mistake detectors, in registration order."""
+        return tuple(self._detectors)
 
     def add(self, executable: Executable) -> Executable:
         if executable.name in self._by_name:
@@ -301,13 +318,30 @@ class Registry:
         return sorted(self._by_name)
 
     def call(self, name: str, args: Mapping[str, Any]) -> Result:
-        """Bind ``args`` and run the executable; check it returned its declared fields."""
+        """Bind ``args`` and run the executable; check it returned its declared fields.
+
+        Executables are pure functions of their arguments, so a call with the same bound
+        arguments returns the remembered result (a collection's claims and cards ask the
+        same questions many times over)."""
         ex = self.get(name)
         bound = ex.bind(args)
+        key = (name, tuple(bound.items()))
+        try:
+            cached = self._results.get(key)
+        except TypeError:  # an unhashable argument: nothing to remember it by
+            key, cached = None, None
+        if cached is not None:
+            self._results.move_to_end(key)
+            return dict(cached)
         result = ex.function(**bound)
         missing = [f.name for f in ex.fields if f.name not in result]
         if missing:
             raise DeckError(f"executable {name} returned no field(s) {', '.join(missing)}")
+        if key is not None:
+            self._results[key] = result
+            if len(self._results) > RESULT_CACHE_SIZE:
+                self._results.popitem(last=False)
+            return dict(result)  # callers get their own mapping; the remembered one stays
         return result
 
 

@@ -28,6 +28,9 @@ The config file (``config.toml`` in ``platformdirs.user_config_dir("quizcoll")``
 
     [deck.collectives]            # overrides for one deck
     desired_retention = 0.85
+
+    [app]                         # the application's own settings, not the scheduler's
+    theme = "textual-dark"
 """
 
 from __future__ import annotations
@@ -280,7 +283,8 @@ def parse_config(text: str, where: str = "config.toml") -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{where}: {exc}") from None
-    unknown = set(data) - {"review", "deck"}
+    # [app] holds the application's own settings (its theme): not the scheduler's to check.
+    unknown = set(data) - {"review", "deck", "app"}
     if unknown:
         raise ConfigError(f"{where}: unknown table(s): {', '.join(sorted(unknown))}")
     review = data.get("review", {})

@@ -165,7 +165,7 @@ def parse_format(text: str) -> Format:
     if head in _SPECIAL_FORMATS:
         return Format(_SPECIAL_FORMATS[head], "", decimals)
     if units.is_unit(head):
-        return Format(FormatKind.UNIT, units.lookup_unit(head).symbol, decimals)
+        return Format(FormatKind.UNIT, head, decimals)  # shown as written: µs, not us
     if head in units.LABELS:
         return Format(FormatKind.LABEL, head, decimals)
     known = [*sorted(_SPECIAL_FORMATS), "a unit (GiB, GB/s, µs …)", "a label (GPUs, tokens …)"]
@@ -198,7 +198,7 @@ def format_value(value: object, dim: units.Dim | None, fmt: Format = Format()) -
         unit = units.lookup_unit(fmt.unit)
         if dim is not None and dim not in (unit.dim, units.Dim.COUNT):
             raise SpanError(f"a value in {dim.value} cannot be shown in {fmt.unit}")
-        return f"{_decimals(x / unit.factor, fmt.decimals)} {unit.symbol}".replace(" %", "%")
+        return f"{_decimals(x / unit.factor, fmt.decimals)} {fmt.unit}".replace(" %", "%")
     if kind is FormatKind.PERCENT:
         return f"{_decimals(x * 100, fmt.decimals)}%"
     if kind is FormatKind.TIMES:

@@ -43,7 +43,7 @@ from deck.model import Rating
 from deck.scheduler import CardState, Phase, format_time, parse_time
 
 APPLICATION_ID = 0x51434F4C  # "QCOL", in the SQLite header at offset 68
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_S = 30.0
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -156,6 +156,7 @@ class Review:
     seed: int | None = None
     practice: bool = False  # cram review: logged, schedule unchanged
     id: int | None = None  # local row id, in commit order
+    hinted: bool = False  # the card's hint was shown before answering
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form without the local row id (which is not portable)."""
@@ -170,6 +171,7 @@ class Review:
             "correct": self.correct,
             "seed": self.seed,
             "practice": self.practice,
+            "hinted": self.hinted,
             "before": self.before.to_dict(),
             "after": self.after.to_dict(),
         }
@@ -190,6 +192,7 @@ class Review:
             correct=None if correct is None else bool(correct),
             seed=None if data.get("seed") is None else int(data["seed"]),
             practice=bool(data.get("practice", False)),
+            hinted=bool(data.get("hinted", False)),
         )
 
 
@@ -249,6 +252,8 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "CREATE INDEX reviews_by_time ON reviews (reviewed_at)",
         "CREATE INDEX cards_by_due ON cards (due)",
     ),
+    # version 3: whether the hint was shown (older reviews: it was not, there were no hints)
+    3: ("ALTER TABLE reviews ADD COLUMN hinted INTEGER NOT NULL DEFAULT 0",),
 }
 
 
@@ -389,6 +394,7 @@ def _row_to_review(row: sqlite3.Row) -> Review:
         correct=None if correct is None else bool(correct),
         seed=row["seed"],
         practice=bool(row["practice"]),
+        hinted=bool(row["hinted"]),
         before=Snapshot.from_dict(json.loads(row["before"])),
         after=Snapshot.from_dict(json.loads(row["after"])),
     )
@@ -595,8 +601,8 @@ class Store:
     def _insert_review(self, db: sqlite3.Connection, review: Review) -> bool:
         cur = db.execute(
             "INSERT OR IGNORE INTO reviews (uid, card_id, deck, reviewed_at, rating, duration_ms, "
-            "answer, correct, seed, practice, phase_before, before, after) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "answer, correct, seed, practice, phase_before, before, after, hinted) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 review.uid,
                 review.card_id,
@@ -611,6 +617,7 @@ class Store:
                 int(review.before.state.phase),
                 json.dumps(review.before.to_dict()),
                 json.dumps(review.after.to_dict()),
+                int(review.hinted),
             ),
         )
         return cur.rowcount == 1
@@ -629,6 +636,7 @@ class Store:
         seed: int | None = None,
         practice: bool = False,
         leech_threshold: int = 8,
+        hinted: bool = False,
     ) -> Review:
         """Store one review and the card's new state in one committed transaction.
 
@@ -663,6 +671,7 @@ class Store:
                 correct=correct,
                 seed=seed,
                 practice=practice,
+                hinted=hinted,
             )
             if not practice or self._exists(db, card_id):
                 self._put(db, new)  # a practised card never seen keeps having no record
@@ -715,6 +724,27 @@ class Store:
 
     def set_leech(self, card_id: str, leech: bool, *, deck: str = "") -> CardRecord:
         return self._update_flags(card_id, deck, leech=leech)
+
+    def rename_card(self, old: str, new: str) -> int:
+        """Carry the history and state of card ``old`` to the id ``new``, in one transaction;
+        returns the reviews moved. Refused when ``new`` already has a record or reviews (two
+        histories are never mixed) or ``old`` has neither."""
+        with self._write() as db:
+            for card_id in (new, old):
+                has = db.execute(
+                    "SELECT (SELECT count(*) FROM cards WHERE card_id = ?) + "
+                    "(SELECT count(*) FROM reviews WHERE card_id = ?)",
+                    (card_id, card_id),
+                ).fetchone()[0]
+                if card_id == new and has:
+                    raise StoreError(
+                        f"{self.path}: card {new!r} already has a history; not renamed"
+                    )
+                if card_id == old and not has:
+                    raise StoreError(f"{self.path}: card {old!r} has no history to rename")
+            db.execute("UPDATE cards SET card_id = ? WHERE card_id = ?", (new, old))
+            moved = db.execute("UPDATE reviews SET card_id = ? WHERE card_id = ?", (new, old))
+            return int(moved.rowcount)
 
     def sync_cards(self, cards: Iterable[tuple[str, str]]) -> SyncResult:
         """Reconcile with the collection's ``(card_id, deck)`` pairs.

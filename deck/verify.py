@@ -9,6 +9,7 @@ be accepted by the checker.
 from __future__ import annotations
 
 import math
+import re
 from collections import ChainMap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -197,7 +198,7 @@ def check_instances(card: Card, registry: Registry | None, seeds: int) -> tuple[
                     )
                 )
                 break
-            left = placeholders(sol.back)
+            left = _unfilled_names(card.back, sol.back)
             if left:
                 failures.append(
                     Failure(card.id, card.location, "back", f"unfilled placeholder {{{left[0]}}}")
@@ -229,13 +230,27 @@ def _left_spans(text: str) -> str:
     return f"span {{={left[0].ref}}} has no value to show" if left else ""
 
 
+def _unfilled_names(template: str, rendered: str) -> list[str]:
+    """Placeholders left in ``rendered``, except those the card wrote as literal braces
+    (``{{name}}`` renders as ``{name}`` on purpose)."""
+    literal = set(re.findall(r"\{\{([^{}]+)\}\}", template))
+    return [name for name in placeholders(rendered) if name not in literal]
+
+
 def _unfilled(card: Card, inst: Instance) -> list[Failure]:
-    texts = [("front", render_front(card, inst))]
+    texts = [("front", card.front, render_front(card, inst))]
     if card.type is CardType.CHOICE:
-        texts += [(f"options[{i}]", t) for i, t in enumerate(render_options(card, inst))]
+        texts += [
+            (f"options[{i}]", card.options[i], t)
+            for i, t in zip(
+                inst.option_order or range(len(card.options)),
+                render_options(card, inst),
+                strict=True,
+            )
+        ]
     out = []
-    for field, text in texts:
-        left = placeholders(text)
+    for field, template, text in texts:
+        left = _unfilled_names(template, text)
         if left:
             out.append(
                 Failure(card.id, card.location, field, f"unfilled placeholder {{{left[0]}}}")

@@ -30,11 +30,6 @@ review) is left out too: the optimizer replays every card from new.
 
 from __future__ import annotations
 
-import copy
-import json
-import os
-import re
-import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -45,8 +40,9 @@ from typing import Any
 import fsrs
 
 from deck.errors import DeckError
-from deck.scheduler import ConfigError, Phase, fsrs_card_id, load_config, parse_config, utc
+from deck.scheduler import ConfigError, Phase, fsrs_card_id, load_config, utc
 from deck.store import Review
+from quizcoll.config_file import ConfigWriteError, set_key, write_config
 
 FSRS_MIN_SPACED_REVIEWS = 512  # fsrs.optimizer.mini_batch_size: below it, the defaults come back
 FSRS_MAX_SEQ_LEN = 64  # fsrs.optimizer.max_seq_len: only a card's first 64 reviews are used
@@ -57,10 +53,6 @@ INSTALL_HINT = 'pip install "quizcoll[optimizer]"'
 
 class OptimizerMissing(DeckError):
     """The ``fsrs[optimizer]`` extra (torch, pandas, tqdm) is not installed."""
-
-
-class ConfigWriteError(DeckError):
-    """The settings file cannot be updated safely; it is left as it was."""
 
 
 # -- history -> review logs -----------------------------------------------------------------
@@ -249,17 +241,6 @@ def _log_loss(optimizer: Any, parameters: Sequence[float]) -> float | None:
 
 # -- writing the settings file --------------------------------------------------------------
 
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-
-
-def table_header(deck: str | None) -> str:
-    """``[review]``, or ``[deck.NAME]`` with the name quoted when TOML needs it."""
-    if deck is None:
-        return "[review]"
-    if _BARE_KEY.fullmatch(deck):
-        return f"[deck.{deck}]"
-    return f"[deck.{json.dumps(deck, ensure_ascii=False)}]"  # JSON escapes are TOML's
-
 
 def parameters_line(parameters: Sequence[float], note: str | None = None) -> str:
     """``parameters = [...]`` on one line; ``repr`` keeps every float exact."""
@@ -267,53 +248,6 @@ def parameters_line(parameters: Sequence[float], note: str | None = None) -> str
     if note:
         line += "  # " + " ".join(note.split())
     return line
-
-
-@dataclass(frozen=True)
-class _Statement:
-    """Consecutive lines of the file that parse as TOML on their own."""
-
-    start: int
-    stop: int  # exclusive, in lines
-    kind: str  # "header", "key" or "trivia" (blank lines and comments)
-    path: tuple[str, ...] = ()  # a header's table path; a key statement's first key part
-
-
-def _lines(text: str) -> list[str]:
-    return re.findall(r"[^\n]*\n|[^\n]+$", text)
-
-
-def _statements(lines: list[str], where: str) -> list[_Statement]:
-    """Split the file into statements: each is the shortest run of lines that parses."""
-    out: list[_Statement] = []
-    i = 0
-    while i < len(lines):
-        for j in range(i + 1, len(lines) + 1):
-            chunk = "".join(lines[i:j])
-            try:
-                data = tomllib.loads(chunk)
-            except tomllib.TOMLDecodeError:
-                continue
-            first = chunk.lstrip()
-            if first.startswith("["):
-                path: list[str] = []
-                node: Any = data
-                while isinstance(node, dict) and len(node) == 1:
-                    key = next(iter(node))
-                    path.append(key)
-                    node = node[key]
-                # an array-of-tables header ([[x]]) gets a path that no target matches
-                header = tuple(path) if isinstance(node, dict) else ("[[", *path)
-                out.append(_Statement(i, j, "header", header))
-            elif data:
-                out.append(_Statement(i, j, "key", (next(iter(data)),)))
-            else:
-                out.append(_Statement(i, j, "trivia"))
-            i = j
-            break
-        else:
-            raise ConfigWriteError(f"{where}: line {i + 1}: cannot be read as TOML; left unchanged")
-    return out
 
 
 def updated_config_text(
@@ -324,67 +258,13 @@ def updated_config_text(
     where: str = "config.toml",
     note: str | None = None,
 ) -> str:
-    """``text`` with ``parameters`` set under ``[review]`` (or ``[deck.NAME]``), all else kept.
-
-    An existing ``parameters`` key of that table is replaced in place (all its lines);
-    otherwise the key goes after the table's last key, and a missing table is appended.
-    The result is checked to mean exactly the old document plus this one key.
-    """
-    newline = "\r\n" if "\r\n" in text else "\n"
-    try:
-        before = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigWriteError(f"{where}: {exc}; left unchanged") from None
-    parse_config(text, where)  # a file quizcoll would refuse is not edited further
+    """``text`` with ``parameters`` set under ``[review]`` (or ``[deck.NAME]``), all else kept
+    (see :func:`quizcoll.config_file.set_key`)."""
     target = ("review",) if deck is None else ("deck", deck)
-    new_line = parameters_line(parameters, note) + newline
-    lines = _lines(text)
-    statements = _statements(lines, where)
-
-    section: list[_Statement] | None = None
-    for k, st in enumerate(statements):
-        if st.kind == "header" and st.path == target:
-            section = [st]
-            for later in statements[k + 1 :]:
-                if later.kind == "header":
-                    break
-                section.append(later)
-            break
-
-    if section is None:
-        tail = "" if not lines or lines[-1].endswith("\n") else newline
-        gap = newline if lines else ""
-        result = text + tail + gap + table_header(deck) + newline + new_line
-    else:
-        existing = [st for st in section if st.kind == "key" and st.path == ("parameters",)]
-        if existing:
-            st = existing[0]
-            lines[st.start : st.stop] = [new_line]
-        else:
-            keys = [st for st in section if st.kind == "key"]
-            anchor = keys[-1] if keys else section[0]
-            if not lines[anchor.stop - 1].endswith("\n"):
-                lines[anchor.stop - 1] += newline
-            lines.insert(anchor.stop, new_line)
-        result = "".join(lines)
-
-    expected = copy.deepcopy(before)
-    node = expected
-    for part in target:
-        node = node.setdefault(part, {})
-    node["parameters"] = [float(w) for w in parameters]
-    try:
-        after = tomllib.loads(result)
-    except tomllib.TOMLDecodeError:
-        after = None
-    if after != expected:
-        table = table_header(deck)
-        raise ConfigWriteError(
-            f"{where}: cannot add parameters to {table} safely (the table is written in a form "
-            f"this editor does not handle); left unchanged — put `{parameters_line(parameters)}` "
-            f"under {table} by hand"
-        )
-    return result
+    values = [float(w) for w in parameters]
+    return set_key(
+        text, target, "parameters", values, parameters_line(parameters, note), where=where
+    )
 
 
 def write_parameters(
@@ -400,46 +280,17 @@ def write_parameters(
     :func:`deck.scheduler.load_config` (so a file quizcoll would reject never replaces a
     good one), and only then renamed over ``path``. The file's permissions are kept.
     """
-    try:
-        text = path.read_bytes().decode("utf-8")
-        mode: int | None = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        text, mode = "", None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigWriteError(f"{path}: cannot read: {exc}") from None
-    result = updated_config_text(text, parameters, deck, where=str(path), note=note)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(result)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+
+    def check(tmp: Path) -> None:
         try:
             stored = load_config(tmp).for_deck(deck).parameters
         except ConfigError as exc:
             raise ConfigWriteError(f"{path}: the updated file would not load ({exc})") from None
         if stored != tuple(float(w) for w in parameters):
             raise ConfigWriteError(f"{path}: the updated file does not hold the new parameters")
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise ConfigWriteError(f"{path}: cannot write: {exc}; left unchanged") from None
-    finally:
-        tmp.unlink(missing_ok=True)
-    _fsync_dir(path.parent)
 
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename durable (POSIX); a platform without directory fsync just skips it."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    write_config(
+        path,
+        lambda text: updated_config_text(text, parameters, deck, where=str(path), note=note),
+        check,
+    )

@@ -94,7 +94,8 @@ def test_feedback_is_the_message_without_the_answer(cards: dict[str, Card]) -> N
     assert wrong.message.endswith(f"The answer is {wrong.exact}.")
     assert wrong.feedback == "Not quite: 12.5 GiB is 4.13% too low."
     assert "13.04" not in wrong.feedback and "14.00 GB" not in wrong.feedback
-    assert verdict(card, "", seed).feedback == "Not quite: No answer given."
+    empty = verdict(card, "", seed)
+    assert empty.invalid and empty.feedback == "No answer given: type one first."
     slip = verdict(card, "13.04 GB", seed)
     assert "would be right in GiB" in slip.feedback and slip.exact not in slip.feedback
     formula = verdict(cards["ring-formula"], "2*S")

@@ -42,7 +42,8 @@ def test_json_keys_and_values(capsys: pytest.CaptureFixture) -> None:
     assert doc["verified"] is True  # simulated at a smaller count: 8 GiB exceeds the budget
     assert doc["verified_elements"] < 2**28
     assert doc["busbw"] == pytest.approx(doc["algbw"] * 1.75)
-    assert doc["time_s"] == pytest.approx(14 * 3e-6 + 1.75 * 2**30 / 450e9)
+    # the nvlink preset: NCCL's H100 figures, 3.4 µs per round and 18 × 20.6 GB/s
+    assert doc["time_s"] == pytest.approx(14 * 3.4e-6 + 1.75 * 2**30 / 370.8e9)
 
 
 def test_latency_bandwidth_and_link(capsys: pytest.CaptureFixture) -> None:
@@ -117,7 +118,7 @@ def test_table_and_trace_text(capsys: pytest.CaptureFixture) -> None:
         (["all_reduce", "--size", "0"], "--size: 0 is not a positive whole number"),
         (["all_reduce", "--size", "6B"], "not a positive whole number of float32 elements"),
         (["reduce_scatter", "--size", "36B"], "do not split into 8 equal chunks"),
-        (["all_reduce", "--ranks", "0"], "ranks must be between 1 and 1024"),
+        (["all_reduce", "--ranks", "0"], "ranks must be between 1 and 131,072"),
         (["all_reduce", "--ranks", "32", "--trace"], "--trace shows at most 16 ranks"),
         (["all_reduce", "--bandwidth", "5us"], "--bandwidth: 'us' is a unit of seconds"),
         (["all_reduce", "--latency=-1us"], "latency must be ≥ 0"),
@@ -225,10 +226,15 @@ def test_hierarchical_json_keys_and_values(capsys: pytest.CaptureFixture) -> Non
     assert [ph["steps"] for ph in doc["phases"]] == [7, 6, 7]
     assert sum(ph["time_s"] for ph in doc["phases"]) == pytest.approx(doc["time_s"])
     # hand-computed α-β times: NVLink phases move S/8 per round, InfiniBand ones S/32
-    nv, ib = 3e-6 + 2**30 / 8 / 450e9, 5e-6 + 2**30 / 32 / 50e9
+    nv, ib = 3.4e-6 + 2**30 / 8 / 370.8e9, 14e-6 + 2**30 / 32 / 50e9
     assert doc["time_s"] == pytest.approx(14 * nv + 6 * ib)
-    assert doc["flat_ring_time_s"] > doc["time_s"]
-    assert doc["flat_ring_inter_node_bytes_per_gpu"] == 2 * 31 * 2**30 // 32
+    # the flat ring runs one ring per NIC (8 NICs a node): each of its 62 rounds moves
+    # S/32 over NVLink and, at the node boundary, over 8 × 50 GB/s of NICs
+    flat = 62 * max(3.4e-6 + 2**30 / 32 / 370.8e9, 14e-6 + 2**30 / 32 / (8 * 50e9))
+    assert doc["flat_ring_time_s"] == pytest.approx(flat)
+    assert doc["flat_ring_nics"] == 8
+    assert doc["flat_ring_inter_node_bytes_per_gpu"] == 2 * 31 * 2**30 // 32  # one ring
+    assert doc["flat_ring_inter_node_bytes_per_nic"] == 2 * 31 * 2**30 / 32 / 8
 
 
 @pytest.mark.parametrize(
@@ -373,7 +379,10 @@ def test_hierarchical_table_and_trace(capsys: pytest.CaptureFixture) -> None:
             "--link sets a single link class",
         ),
         (["all_reduce", "--nodes", "0", "--gpus-per-node", "2"], "--nodes must be at least 1"),
-        (["all_reduce", "--nodes", "64", "--gpus-per-node", "32"], "= 2048 ranks; the simulator"),
+        (
+            ["all_reduce", "--nodes", "65536", "--gpus-per-node", "4"],
+            "= 262144 ranks; the simulator takes at most 131,072",
+        ),
         (
             ["all_reduce", "--nodes", "4", "--gpus-per-node", "8", "--trace"],
             "--trace shows at most 16 ranks, got 32 (--nodes 4 × --gpus-per-node 8)",
@@ -418,3 +427,40 @@ def test_algorithms_list_hierarchical_only_with_a_topology() -> None:
     p = co.plan("all_reduce", 8, 64, algorithm="hierarchical", gpus_per_node=4)
     assert (p.algorithm, p.gpus_per_node, p.steps) == ("hierarchical", 4, 8)
     assert cmd_sim.MAX_RANKS == co.MAX_RANKS
+
+
+def test_131072_ranks_are_counted_and_checked_at_1024(capsys: pytest.CaptureFixture) -> None:
+    doc = sim_json(capsys, "all_reduce", "--ranks", "131072", "--size", "1GiB")
+    n = 131_072
+    assert (doc["ranks"], doc["steps"], len(doc["bytes_sent"])) == (n, 2 * (n - 1), n)
+    assert doc["max_bytes_sent"] == 2 * (n - 1) * 2**30 // n
+    assert (doc["verified"], doc["verified_ranks"], doc["verified_elements"]) == (True, 1024, 2048)
+    assert "verified_root" not in doc
+
+
+def test_the_text_says_where_the_data_was_moved(capsys: pytest.CaptureFixture) -> None:
+    argv = ["sim", "all_reduce", "--nodes", "16384", "--gpus-per-node", "8", "--size", "1GiB"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert (
+        "verified           yes (data moved at 1,024 ranks (128 nodes × 8) × 2,048 elements "
+        "per rank; counts and time above are for all 131,072 ranks)"
+    ) in out
+    assert main(["sim", "broadcast", "--ranks", "3000", "--root", "2500", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["verified_ranks"], doc["verified_root"], doc["root"]) == (1023, 2500 % 1023, 2500)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["all_reduce", "--ranks", "131073"], "ranks must be between 1 and 131,072, got 131,073"),
+        (["all_reduce", "--seed", "-1"], "the seed must be a whole number ≥ 0, got -1"),
+    ],
+)
+def test_scale_bad_input_is_one_line_exit_2(
+    capsys: pytest.CaptureFixture, argv: list[str], message: str
+) -> None:
+    assert main(["sim", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err

@@ -186,6 +186,22 @@ def test_double_binary_trees(p: int) -> None:
     assert pl.steps <= 2 * 2 * lg(p)
 
 
+@pytest.mark.parametrize("p", [*range(2, 70), 127, 128, 129, 1000, 1024, 1025, 131_071, 131_072])
+def test_nccl_trees_are_one_level_deeper_than_balanced_ones(p: int) -> None:
+    """NCCL's tree hangs the in-order binary tree of ranks 1 … N − 1 under rank 0, its
+    root's only child: depth ⌊log₂(N − 1)⌋ + 1 = ⌈log₂N⌉, where a balanced binary tree of
+    N nodes has depth ⌊log₂N⌋ (the same only for powers of two)."""
+    for parents in (tree_one_parents(p), tree_two_parents(p)):
+        depth, height = depths_and_heights(parents)
+        root = int(np.flatnonzero(parents < 0)[0])
+        assert np.count_nonzero(parents == root) == 1  # the root has a single child
+        assert int(depth.max()) == int(height[root]) == (p - 1).bit_length() == lg(p)
+        balanced = p.bit_length() - 1  # ⌊log₂N⌋
+        assert int(depth.max()) == balanced + (p & (p - 1) != 0)
+    if p <= 4096:
+        assert plan("all_reduce", p, 2, algorithm="double_binary_tree").steps == 2 * lg(p)
+
+
 @pytest.mark.parametrize(("nodes", "gpus"), [(2, 4), (4, 8), (3, 2), (8, 8), (1, 8), (4, 1)])
 def test_hierarchical_inter_node_bytes(nodes: int, gpus: int) -> None:
     count = nodes * gpus * 16

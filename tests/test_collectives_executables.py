@@ -90,6 +90,7 @@ def test_latency_and_bandwidth_override_the_preset(registry) -> None:
     [
         ({"collective": "allreduce", "ranks": 8, "size": 64}, "is not one of"),
         ({"collective": "all_reduce", "ranks": 1, "size": 64}, "below the minimum"),
+        ({"collective": "all_reduce", "ranks": 1025, "size": 64}, "above the maximum 1024"),
         ({"collective": "all_reduce", "ranks": 8, "size": 0}, "below the minimum"),
         ({"collective": "all_reduce", "ranks": 8, "size": 6}, "not a whole number of float32"),
         ({"collective": "reduce_scatter", "ranks": 8, "size": 36}, "equal chunks"),
@@ -134,7 +135,12 @@ def test_hierarchical(registry) -> None:
     r = registry.call("collectives.hierarchical", args)
     assert r["inter_bytes_per_gpu"] == 2 * 3 * GIB // 32
     assert r["inter_factor"] == pytest.approx(2 * 3 / 32)
-    assert r["speedup"] > 1
+    # at 1 GiB NCCL's one-ring-per-NIC flat ring overlaps NVLink and NIC traffic in every
+    # round and beats the three sequential phases; at 1 MiB its 62 network latencies lose
+    assert r["speedup"] < 1
+    assert r["flat_ring_inter_bytes_per_nic"] == r["flat_ring_inter_bytes_per_gpu"] / 8
+    small = registry.call("collectives.hierarchical", {**args, "size": "1MiB"})
+    assert small["speedup"] > 1
     text = registry.get("collectives.hierarchical").explain(
         registry.get("collectives.hierarchical").bind(args), r
     )
@@ -157,3 +163,13 @@ def test_every_collective_explains(registry, collective: str) -> None:
         registry.get(f"collectives.{collective}").bind(args), r
     )
     assert f"**{collective}" in text and "busbw" in text
+
+
+def test_cards_count_up_to_1024_ranks(registry) -> None:
+    result = registry.call(
+        "collectives.cost",
+        {"collective": "all_reduce", "algorithm": "rabenseifner", "ranks": 1024, "size": "1GiB"},
+    )
+    assert result["steps"] == 20 and result["traffic_factor"] == pytest.approx(2 * 1023 / 1024)
+    with pytest.raises(ArgumentError, match="above the maximum 256"):
+        registry.call("collectives.crossover", {"ranks": 257})

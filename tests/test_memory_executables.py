@@ -114,7 +114,7 @@ def test_config_fields_and_tensor_parallel_degree() -> None:
     r = build_registry()
     config = r.call("memory.model_params", {"model": "llama-3-8b"})
     assert (config["heads"], config["kv_heads"], config["head_dim"]) == (32, 8, 128)
-    assert (config["vocab_size"], config["trained_context"]) == (128_256, 8192)
+    assert (config["vocab_size"], config["max_position_embeddings"]) == (128_256, 8192)
     args = {"model": "llama-2-13b", "context": 4096, "batch": 8, "gpu": "rtx-4090"}
     needed = r.call("memory.inference", args)
     assert needed["gpus_needed"] == 3 and needed["tp_gpus"] == 4

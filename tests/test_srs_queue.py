@@ -109,11 +109,16 @@ def test_learning_cards_come_first_within_the_learn_ahead_window(store: Store) -
     )
     store.record_review("far", Rating.GOOD, far, reviewed_at=NOW)
     _due_review(store, "r", "d", stability=1.0, due=NOW - timedelta(hours=1))
-    queue = build_queue(
-        [_card("r"), _card("far"), _card("l"), _card("n")], store, Config(), NOW, tz=UTC
-    )
-    assert [e.card.id for e in queue] == ["l", "r", "n"]
-    assert queue[0].kind is EntryKind.LEARNING
+    # rated Good a minute ago: its 10-minute step ends in 9 minutes, inside the window
+    soon = sched.review(CardState(), Rating.GOOD, NOW - timedelta(minutes=1), "soon")
+    store.record_review("soon", Rating.GOOD, soon, reviewed_at=NOW - timedelta(minutes=1))
+    cards = [_card("r"), _card("far"), _card("soon"), _card("l"), _card("n")]
+    queue = build_queue(cards, store, Config(), NOW, tz=UTC)
+    # due learning first; a step not due yet only once nothing else is left (learn ahead)
+    assert [e.card.id for e in queue] == ["l", "r", "n", "soon"]
+    assert queue[0].kind is EntryKind.LEARNING and queue[0].due_now
+    assert queue[-1].ahead and not queue[-1].due_now
+    assert [e.card.id for e in queue if e.due_now] == ["l", "r"]
 
 
 def test_suspended_and_buried_cards_are_left_out(store: Store) -> None:
@@ -175,3 +180,23 @@ def test_practice_queue_by_tag_ignores_due_and_limits(store: Store) -> None:
     assert ids[0] == "t3"  # cards already seen first, new ones after
     assert len(practice_queue(cards, store, Config(), NOW, tag="ring", limit=5)) == 5
     assert [e.card.id for e in practice_queue(cards, store, Config(), NOW, tag="tree")] == ["other"]
+
+
+def test_a_step_not_due_yet_is_not_asked_first_in_the_next_plain_session(store: Store) -> None:
+    """`printf '\\n3\\n' | quizcoll review --plain` twice: the card rated Good (→ 10m) a
+    minute ago waits behind the new cards instead of being asked again at once."""
+    import io
+
+    from quizcoll.cli.cmd_review import plain_session
+
+    cards = [_card(f"c{i}") for i in range(3)]
+    config = Config(default=Settings(fuzz=False))
+
+    def session(at: datetime) -> str:
+        out = io.StringIO()
+        plain_session(cards, None, store, config, lambda: at, io.StringIO("\n3\n"), out)
+        return out.getvalue()
+
+    assert "saved: c0 3" in session(NOW)
+    second = session(NOW + timedelta(minutes=1))
+    assert "saved: c1 3" in second and "c0" not in second.split("saved:")[0]

@@ -247,3 +247,36 @@ def test_lab_requests_from_executable_arguments() -> None:
     assert memory_request("memory.kv_cache", {"model": None, "layers": 32}) is None
     assert memory_request("memory.gpus_needed", {"params": 7_000_000_000}) is None
     assert memory_request("memory.inference", {"model": "no-such-model"}) is None
+
+
+def test_the_lab_uses_the_cards_own_latency_and_bandwidth() -> None:
+    """Item 8: ddp-bucket-allreduce-time gives α and B; the lab used nvlink's instead."""
+    import numpy as np
+
+    from deck.checking import solve
+    from deck.instances import draw
+    from quizcoll.collection import load
+    from quizcoll.tui.services.lab import simulate
+    from quizcoll.tui.services.lab_links import lab_links
+
+    collection, registry = load()
+    card = collection.by_id()["ddp-bucket-allreduce-time"]
+    solution = solve(card, draw(card, 0), registry)
+    req = lab_links(card.answer.computation.run, solution).sim
+    assert req is not None
+    assert (req.latency, req.bandwidth) == (solution.args["latency"], solution.args["bandwidth"])
+    lab = simulate(req, np.random.default_rng(0))
+    assert abs(lab.time_s - solution.result["time_s"]) <= 1e-12 * solution.result["time_s"]
+    assert "α " in req.link_label() and "B " in req.link_label()
+
+
+def test_formula_answers_in_bold_keep_their_stars() -> None:
+    """Item 3: `**{answer}**` made Markdown eat the * of N*B; the answer is a code span."""
+    from deck.checking import solve
+    from deck.instances import draw
+    from quizcoll.collection import load
+
+    collection, registry = load()
+    card = collection.by_id()["ddp-buckets-total-time"]
+    back = solve(card, draw(card, 0), registry).back
+    assert back.startswith("**`2*(N - 1)*(k*a + G/(N*B))`**")

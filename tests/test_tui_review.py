@@ -237,7 +237,10 @@ async def test_escape_returns_home_and_counts_update(tmp_path: Path) -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, HomeScreen)
-        assert "1 reviewed" in _text(app, "#today")
+        today = _text(app, "#today")
+        assert "1 reviewed" in today
+        # rated Good: its 10-minute learning step is not due yet, so not counted as due
+        assert "0 due and 4 new left" in today and "next in 10m" in today
 
 
 @run_async

@@ -81,3 +81,44 @@ def test_memory_lab_names_the_models_own_context_limit_only_when_memory_allows_m
     short = compute(MemoryRequest(model="llama-3.1-8b", gpu="rtx-4090"))  # trained for 128k
     assert 0 < short.max_context < short.model_max_context == 131072
     assert "stops at" not in verdict(short).plain
+
+
+def test_session_summary_counts_right_answers_hints_and_new_leeches(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from datetime import timedelta
+
+    from deck.model import Rating
+    from deck.scheduler import CardState, Config, Phase, Settings
+    from deck.store import Store
+    from quizcoll.tui.services.env import fixed_seeds
+    from quizcoll.tui.services.review import ReviewSession
+
+    collection, registry = load(BASE_CARDS)
+    memory = [c for c in collection.cards if c.deck == "memory"]
+    lapsing = CardState(
+        phase=Phase.REVIEW,
+        stability=2.0,
+        difficulty=9.0,
+        due=NOW - timedelta(days=1),
+        last_review=NOW - timedelta(days=3),
+        reps=20,
+        lapses=7,
+    )
+    with Store.open(tmp_path / "r.db") as store:
+        store.record_review("kv-cache-growth", Rating.GOOD, lapsing, reviewed_at=NOW, deck="memory")
+        session = ReviewSession(
+            memory, registry, Config(default=Settings(fuzz=False)), lambda: NOW, fixed_seeds(1),
+            deck="memory",
+        )  # fmt: skip
+        session.load(store)
+        while (p := session.advance(store)) is not None:
+            if p.card.id == "kv-cache-growth":
+                session.reveal()
+                session.rate(store, Rating.AGAIN)  # the 8th lapse: a leech, suspended
+            else:
+                session.hint()  # no hint on this card: nothing logged
+                session.check("3.73 GiB")
+                session.rate(store, Rating.GOOD)
+        summary = session.summary(store)
+    assert (summary.reviewed, summary.correct, summary.wrong, summary.hinted) == (2, 1, 1, 0)
+    assert summary.leeches == ("kv-cache-growth",)
+    assert summary.next_due is not None and summary.next_due > NOW

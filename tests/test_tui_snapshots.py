@@ -67,3 +67,36 @@ def test_memory_lab(snap_compare, tmp_path: Path) -> None:
         await settle(pilot)
 
     assert snap_compare(make_app(tmp_path / "r.db"), terminal_size=SMALL, run_before=run_before)
+
+
+def test_session_summary(snap_compare, tmp_path: Path) -> None:
+    """The end of a review of the memory deck: both cards rated Easy."""
+
+    async def run_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        pilot.app.open_review("memory")
+        await settle(pilot)
+        no_blink(pilot)
+        await pilot.press(*"3.73 GiB", "enter")
+        await settle(pilot)
+        await pilot.press("4")
+        await settle(pilot)
+        await pilot.press("space")
+        await settle(pilot)
+        await pilot.press("4")
+        await settle(pilot)
+
+    assert snap_compare(make_app(tmp_path / "r.db"), terminal_size=SMALL, run_before=run_before)
+
+
+def test_settings(snap_compare, tmp_path: Path) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("o")
+        await settle(pilot)
+        no_blink(pilot)
+        await pilot.pause()
+
+    # a fixed path the screen names (nothing is saved here): the same picture on every run
+    app = make_app(tmp_path / "r.db", config_path=Path("/nonexistent/quizcoll/config.toml"))
+    assert snap_compare(app, terminal_size=SMALL, run_before=run_before)

@@ -23,6 +23,8 @@ FIXTURE_CARDS = Path(__file__).parent / "fixtures" / "tui_cards"
 BASE_CARDS = sorted(FIXTURE_CARDS.glob("*.yaml"))
 # Cards whose live result a lab can (or cannot) replay: the review's l and m keys.
 LAB_CARDS = FIXTURE_CARDS / "labs"
+# A long self-graded answer, a card with a hint, a choice with a long option.
+EXTRA_CARDS = FIXTURE_CARDS / "extras" / "review.yaml"
 FROZEN_NOW = datetime(2025, 3, 3, 12, 0, tzinfo=UTC)
 SMALL = (80, 24)
 LARGE = (200, 50)
@@ -34,16 +36,22 @@ def make_app(
     now: datetime = FROZEN_NOW,
     seeds: tuple[int, ...] = (1,),
     cards: Sequence[Path] = BASE_CARDS,
+    editor: Callable[[Path, int], int] | None = None,
+    config_path: Path | None = None,
 ) -> QuizApp:
     """An app on the fixture cards (``cards``: other card files) whose clock, seeds,
-    settings and time zone are fixed."""
+    settings and time zone are fixed. ``editor`` stands in for $EDITOR; with
+    ``config_path`` the settings are read from (and saved to) that file instead."""
     env = AppEnv(
         db_path=db_path,
         cards=list(cards),
         clock=lambda: now,
         seeds=fixed_seeds(*seeds),
-        config=Config(default=Settings(fuzz=False)),  # fsrs fuzz is random
+        # fsrs fuzz is random; a config file given is read instead
+        config=None if config_path else Config(default=Settings(fuzz=False)),
         tz=UTC,
+        editor=editor,
+        config_path=config_path,
     )
     return QuizApp(env)
 

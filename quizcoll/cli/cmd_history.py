@@ -1,11 +1,14 @@
-"""Export the review history to JSON, or import (merge) one back without duplicating reviews."""
+"""Export the review history to JSON, or import (merge) one back without duplicating reviews.
+
+``history export`` prints the history itself as one JSON document; ``history import
+--json`` prints what the merge did (reviews added, skipped, card states updated)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from quizcoll.cli.common import add_db_argument
+from quizcoll.cli.common import add_db_argument, add_json_argument
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,6 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     imp = sub.add_parser("import", help="merge a history JSON file into the database")
     imp.add_argument("file", type=Path, metavar="FILE")
     add_db_argument(imp)
+    add_json_argument(imp)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,6 +55,19 @@ def run(args: argparse.Namespace) -> int:
     document = read_history_file(args.file)
     with Store.open(path) as store:
         result = import_history(store, document, str(args.file))
+    if args.json:
+        from quizcoll.cli.common import print_json
+
+        print_json(
+            {
+                "file": str(args.file),
+                "database": str(path),
+                "added": result.added,
+                "skipped": result.skipped,
+                "cards_updated": result.cards_updated,
+            }
+        )
+        return 0
     print(
         f"imported {args.file}: {result.added} review(s) added, {result.skipped} already there, "
         f"{result.cards_updated} card state(s) updated"

@@ -16,11 +16,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from quizcoll.cli.common import print_json, report_problems
+    from quizcoll.cli.common import UsageError, print_json, report_problems
     from quizcoll.collection import load
 
     collection, _ = load(args.cards)
     report_problems(collection.problems)
+    # A deck or tag nobody has is a typo, not an empty list (as export and review say).
+    if args.deck is not None and args.deck not in collection.decks():
+        raise UsageError(f"no deck {args.deck!r} (decks: {', '.join(collection.decks())})")
+    if args.tag is not None and not any(args.tag in c.tags for c in collection.cards):
+        raise UsageError(f"no card has the tag {args.tag!r}")
     cards = [
         c
         for c in collection.cards

@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from deck.store import Store
     from quizcoll import optimize
     from quizcoll.cli.common import UsageError, default_db_path, print_json
+    from quizcoll.config_file import table_header
 
     if args.min_reviews < 0:
         raise UsageError(f"--min-reviews must be 0 or more, got {args.min_reviews}")
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         "deck": args.deck,
         "min_reviews": args.min_reviews,
         "config": str(settings_path),
-        "table": optimize.table_header(args.deck)[1:-1],
+        "table": table_header(args.deck)[1:-1],
     }
 
     def refuse(message: str) -> int:
@@ -86,9 +87,14 @@ def run(args: argparse.Namespace) -> int:
 
     config = load_config(settings_path)  # a broken settings file fails before the long fit
     current = config.for_deck(args.deck).parameters
-    fit = optimize.fit_parameters(
-        history.logs, current=current, progress=not args.json and sys.stderr.isatty()
-    )
+    try:
+        fit = optimize.fit_parameters(
+            history.logs, current=current, progress=not args.json and sys.stderr.isatty()
+        )
+    except optimize.OptimizerMissing as exc:  # no optimizer extra: still one JSON document
+        if args.json:
+            print_json(document | {"fitted": False, "written": False, "error": str(exc)})
+        raise
     document |= fit.to_dict() | {"current_parameters": None if current is None else list(current)}
     if fit.parameters is None:
         return refuse("the optimizer found no parameters (its loss never became finite)")

@@ -1,6 +1,7 @@
 """Review due cards. ``--plain`` is the line-by-line session for scripts and screen readers.
 
-Per card: the question is printed, an answer line is read, the verdict, the worked
+Per card: the question is printed, an answer line is read (``h`` first shows the card's
+hint, where it has one, and the review is logged as hinted), the verdict, the worked
 answer, the interval each rating would give and the suggested rating are printed, a
 rating line is read (``1``-``4`` or again/hard/good/easy; empty accepts the suggestion),
 and once the review is committed to the database ``saved: CARD_ID RATING`` is printed
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from datetime import datetime
 
+    from deck.checking import Verdict
+    from deck.instances import Instance
     from deck.model import Card, Rating
     from deck.registry import Registry
     from deck.scheduler import Config
@@ -155,6 +158,55 @@ def _next_entries(
     return build_queue(cards, store, config, now, deck=deck)
 
 
+def _ask(
+    card: Card,
+    instance: Instance,
+    registry: Registry | None,
+    stdin: TextIO,
+    stdout: TextIO,
+    say: Callable[[str], None],
+    started: float,
+) -> tuple[str, Verdict, bool] | None:
+    """Read answers until one can be judged: (the answer, its verdict, whether the hint was
+    shown); None at end of input.
+
+    Text that cannot be read is not an attempt: its error is printed and the question asked
+    again, the answer still hidden. An empty line reveals the answer (giving up: Again);
+    ``h`` shows the card's hint first, where it has one.
+    """
+    import time
+
+    from deck.checking import answer_dim, check_answer, give_up, reveal
+    from deck.examples import answer_hint
+    from deck.instances import render_text
+    from deck.model import CardType
+
+    if card.type is CardType.BASIC:
+        example = ""
+    else:
+        example = f"{answer_hint(card, answer_dim(card, registry))}; "
+    hint = render_text(card.hint, instance).strip() if card.hint else ""
+    hinted = False
+    while True:
+        offer = "h: hint; " if hint and not hinted else ""
+        answer = _read(stdin, stdout, f"answer ({example}{offer}Enter reveals)> ")
+        if answer is None:
+            return None
+        if offer and answer.strip().lower() == "h":
+            hinted = True
+            say(f"hint: {hint}")
+            continue
+        if card.type is CardType.BASIC:
+            return answer, reveal(card, instance, registry), hinted
+        if not answer.strip():
+            return answer, give_up(card, instance, registry), hinted
+        elapsed = time.monotonic() - started
+        verdict = check_answer(card, instance, answer, registry, elapsed_s=elapsed)
+        if not verdict.invalid:
+            return answer, verdict, hinted
+        say(f"{verdict.message} Try again.")
+
+
 def plain_session(
     cards: Sequence[Card],
     registry: Registry | None,
@@ -173,7 +225,6 @@ def plain_session(
     import secrets
     import time
 
-    from deck.checking import check_answer, reveal
     from deck.errors import DeckError
     from deck.instances import draw, render_front, render_options
     from deck.model import CardType, Rating
@@ -211,20 +262,17 @@ def plain_session(
             for i, option in enumerate(options):
                 say(f"  {chr(ord('a') + i)}) {option}")
             started = time.monotonic()
-            prompt = "answer (Enter reveals)> " if card.type is CardType.BASIC else "answer> "
-            answer = _read(stdin, stdout, prompt)
-            if answer is None:
-                break
-            elapsed = time.monotonic() - started
             try:
-                if card.type is CardType.BASIC:
-                    verdict = reveal(card, instance, registry)
-                else:
-                    verdict = check_answer(card, instance, answer, registry, elapsed_s=elapsed)
+                asked = _ask(card, instance, registry, stdin, stdout, say, started)
             except DeckError as exc:
                 say(f"cannot check this card: {exc}")
                 continue
+            if asked is None:
+                break
+            answer, verdict, hinted = asked
             say(verdict.message)
+            if verdict.mistake is not None:
+                say(f"mistake: {verdict.mistake.id}")
             if verdict.solution.strip():
                 say(verdict.solution.strip())
             now = clock()
@@ -281,6 +329,7 @@ def plain_session(
                 seed=seed,
                 practice=practice,
                 leech_threshold=settings.leech_threshold,
+                hinted=hinted,
             )
             saved += 1
             last = (review, entry)

@@ -48,7 +48,7 @@ def _stored_review(args: argparse.Namespace) -> object:
 
 def run(args: argparse.Namespace) -> int:
     from deck.checking import solve
-    from deck.instances import draw, render_front, render_options
+    from deck.instances import draw, render_front, render_options, render_text
     from deck.registry import suggest
     from quizcoll.cli.common import UsageError, print_json, report_problems
     from quizcoll.collection import load
@@ -76,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
                 "review": review.to_dict() if review is not None else None,
                 "front": front,
                 "options": options,
+                "hint": render_text(card.hint, inst).strip() if card.hint else None,
                 "values": dict(inst.shown),
                 "answer": sol.text,
                 "answer_value": sol.value,
@@ -98,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
     print(front.strip())
     for i, opt in enumerate(options):
         print(f"  {chr(ord('a') + i)}) {opt}")
+    if card.hint:
+        print(f"\nHint: {render_text(card.hint, inst).strip()}")
     print()
     if sol.text:
         print(f"Answer: {sol.text}")

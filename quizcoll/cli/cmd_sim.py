@@ -7,6 +7,10 @@ element count when the full size would exceed the memory budget).
 ``--algorithm hierarchical --nodes B --gpus-per-node A`` runs the two-level all-reduce
 over A × B ranks with an intra-node and an inter-node link class, and reports the bytes
 per GPU on each, the time per phase and a flat ring over the same ranks for comparison.
+
+``--model nccl`` asks NCCL's own cost model instead (``quizcoll.cli.sim_nccl``): which
+algorithm and protocol NCCL picks on ``--nodes`` × ``--gpus-per-node`` ``--gpu`` GPUs, and
+every other candidate's time beside it.
 """
 
 from __future__ import annotations
@@ -14,10 +18,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from quizcoll.cli import sim_nccl
 from quizcoll.cli.common import UsageError, add_json_argument, print_json
+from quizcoll.cli.sim_backend import measured_lines, real_run
 
 TRACE_MAX_RANKS = 16
-MAX_RANKS = 1024  # quizcoll.collectives.MAX_RANKS (not imported here: it pulls in numpy)
+BACKENDS = ("sim", "gloo", "nccl")  # quizcoll.collectives.backends.BACKENDS
+MAX_RANKS = 131_072  # quizcoll.collectives.MAX_RANKS (not imported here: it pulls in numpy)
 DEFAULT_RANKS = 8
 LINKS = ("nvlink", "infiniband")
 HIERARCHICAL = "hierarchical"
@@ -86,7 +93,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help=f"show every round and every rank's buffer (at most {TRACE_MAX_RANKS} ranks)",
     )
+    real = parser.add_argument_group(
+        'real runs on torch.distributed (pip install "quizcoll[torch]")'
+    )
+    real.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="sim",
+        help="also run it for real: gloo (CPU processes) or nccl (GPUs), one process per "
+        "rank here or across a torchrun launch (default sim: the simulation only)",
+    )
+    real.add_argument(
+        "--warmup", metavar="N", type=int, default=5, help="untimed iterations (default 5)"
+    )
+    real.add_argument(
+        "--iters", metavar="N", type=int, default=20, help="timed iterations (default 20)"
+    )
     add_json_argument(parser)
+    sim_nccl.add_arguments(parser)  # --model nccl: NCCL's cost model
 
 
 def _quantity(text: str, flag: str, dim: Any) -> float:
@@ -134,7 +158,7 @@ def _is_hierarchical(args: argparse.Namespace, collective: Any) -> bool:
     if ranks > MAX_RANKS:
         raise UsageError(
             f"--nodes {args.nodes} × --gpus-per-node {args.gpus_per_node} = {ranks} ranks; "
-            f"the simulator takes at most {MAX_RANKS}"
+            f"the simulator takes at most {MAX_RANKS:,}"
         )
     if args.ranks is not None and args.ranks != ranks:
         raise UsageError(
@@ -169,6 +193,8 @@ def _link(preset: str, latency: str | None, bandwidth: str | None, prefix: str) 
 
 
 def run(args: argparse.Namespace) -> int:
+    if sim_nccl.wanted(args):
+        return sim_nccl.run(args)
     from deck import units
     from quizcoll import collectives as co
 
@@ -191,6 +217,12 @@ def run(args: argparse.Namespace) -> int:
         ranks = args.nodes * args.gpus_per_node
     else:
         ranks = DEFAULT_RANKS if args.ranks is None else args.ranks
+        if args.ranks is None and args.backend != "sim":
+            from quizcoll.collectives.backends.launch import launch_size, launched_by_torchrun
+
+            ranks = launch_size() if launched_by_torchrun() else ranks
+        if ranks == 1:  # one rank has nobody to talk to (other bad counts: checked below)
+            raise UsageError("--ranks must be at least 2 for a collective, got 1")
     if args.trace and ranks > TRACE_MAX_RANKS:
         shape = f" (--nodes {args.nodes} × --gpus-per-node {args.gpus_per_node})" * hierarchical
         raise UsageError(f"--trace shows at most {TRACE_MAX_RANKS} ranks, got {ranks}{shape}")
@@ -211,12 +243,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         model = co.CostModel(co.LinkModel(link.name, latency, bandwidth))
         p = co.plan(collective, ranks, count, algorithm=algorithm, dtype=dtype, root=args.root)
-        verified, verified_elements = _verify(p, op, int(budget), args.seed)
+        check = _verify(p, op, int(budget), args.seed)
     except co.CollectiveError as exc:
         raise UsageError(str(exc)) from None
     time_s = p.time(model)
-    doc = _document(p, op, time_s, verified, verified_elements)
+    doc = _document(p, op, time_s, check)
     doc.update(latency_s=latency, bandwidth=bandwidth)
+    report, measured = real_run(args, p, op, int(budget))
+    if not report:
+        return 0  # a rank other than 0 of a torchrun launch: rank 0 reports
+    doc.update(measured)
     if args.trace:
         doc["trace"] = p.trace.to_json()
     if args.json:
@@ -226,9 +262,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _document(
-    p: Any, op: Any, time_s: float, verified: bool | None, verified_elements: int
-) -> dict[str, Any]:
+def _document(p: Any, op: Any, time_s: float, check: Any) -> dict[str, Any]:
     """The keys every ``sim --json`` document has (DESIGN.md, plus a few more)."""
     from quizcoll import collectives as co
 
@@ -253,8 +287,10 @@ def _document(
         "algbw": algbw,
         "busbw": busbw,
         "busbw_factor": co.busbw_factor(p.collective, p.ranks),
-        "verified": verified,
-        "verified_elements": verified_elements,
+        "verified": check.verified,
+        "verified_ranks": check.sample.ranks,
+        "verified_elements": check.sample.count if check.verified is not None else 0,
+        **({"verified_root": check.sample.root} if p.collective.rooted else {}),
     }
 
 
@@ -268,6 +304,7 @@ def _run_hierarchical(
     """``sim all_reduce --algorithm hierarchical``: the two-level all-reduce, its traffic
     on each link class, its phases, and a flat ring over the same ranks."""
     from quizcoll import collectives as co
+    from quizcoll.collectives.cost import per_nic_rings
 
     b, a = args.nodes, args.gpus_per_node
     n = a * b
@@ -281,17 +318,19 @@ def _run_hierarchical(
         model = co.CostModel(intra, inter=inter, gpus_per_node=a)
         p = co.plan("all_reduce", n, count, algorithm=HIERARCHICAL, dtype=dtype, gpus_per_node=a)
         flat = co.plan("all_reduce", n, count, algorithm="ring", dtype=dtype)
-        verified, verified_elements = _verify(p, op, budget, args.seed)
+        check = _verify(p, op, budget, args.seed)
     except co.CollectiveError as exc:
         raise UsageError(str(exc)) from None
     time_s = p.time(model)
-    flat_time = flat.time(model)
+    # the flat ring as NCCL runs it: one ring per NIC, so the NICs' bandwidth adds up
+    flat_time = flat.time(per_nic_rings(model))
     intra_sent, inter_sent = p.bytes_by_link(a)
     _, flat_inter = flat.bytes_by_link(a)
     size = p.input_bytes
-    doc = _document(p, op, time_s, verified, verified_elements)
+    doc = _document(p, op, time_s, check)
     doc.update(
         nodes=b,
+        verified_gpus_per_node=check.sample.gpus_per_node,
         gpus_per_node=a,
         intra_link=_link_doc(intra),
         inter_link=_link_doc(inter),
@@ -309,9 +348,15 @@ def _run_hierarchical(
         ],
         flat_ring_steps=flat.steps,
         flat_ring_time_s=flat_time,
-        flat_ring_inter_node_bytes_per_gpu=int(flat_inter.max()),
+        flat_ring_inter_node_bytes_per_gpu=int(flat_inter.max()),  # one ring, one NIC
+        flat_ring_nics=a,
+        flat_ring_inter_node_bytes_per_nic=int(flat_inter.max()) / a,
         speedup_vs_flat_ring=flat_time / time_s if time_s > 0 else 1.0,
     )
+    report, measured = real_run(args, p, op, budget)
+    if not report:
+        return 0
+    doc.update(measured)
     if args.trace:
         doc["trace"] = p.trace.to_json()
     if args.json:
@@ -321,42 +366,12 @@ def _run_hierarchical(
     return 0
 
 
-def _verify(p: Any, op: Any, budget: int, seed: int) -> tuple[bool | None, int]:
-    """Simulate the plan's algorithm on random data and check it; at the full size when
-    the buffers fit the budget, else at a small count with the same remainder mod N."""
-    import numpy as np
+def _verify(p: Any, op: Any, budget: int, seed: int) -> Any:
+    """Move data for the plan's algorithm at a bounded size and check it (see
+    :mod:`quizcoll.collectives.sample`)."""
+    from quizcoll.collectives.sample import check_plan
 
-    from quizcoll import collectives as co
-
-    count = p.count
-    if p.buffer_bytes() > budget:
-        n = p.ranks
-        small = 1 if p.collective in (co.Collective.GATHER, co.Collective.ALL_GATHER) else 0
-        count = small or min(count, 4 * n + count % n)
-    rng = np.random.default_rng(seed)
-    kind = p.dtype.numpy or np.float32  # bfloat16 has no numpy type: check with float32
-    inputs = []
-    for _ in range(p.ranks):
-        if np.issubdtype(kind, np.integer):
-            low = 0 if np.issubdtype(kind, np.unsignedinteger) else -8
-            inputs.append(rng.integers(low, 9, count).astype(kind))
-        elif op is co.Op.PROD:
-            inputs.append(rng.uniform(0.5, 1.5, count).astype(kind))
-        else:
-            inputs.append(rng.standard_normal(count).astype(kind))
-    try:
-        result = co.run(
-            p.collective,
-            inputs,
-            algorithm=p.algorithm,
-            op=op,
-            root=p.root,
-            budget_bytes=budget,
-            gpus_per_node=p.gpus_per_node,
-        )
-    except co.CollectiveError:
-        return None, 0
-    return co.verify(result, inputs), count
+    return check_plan(p, op, budget, seed)
 
 
 def _table(doc: dict[str, Any], p: Any, trace: bool, link: str) -> str:
@@ -391,6 +406,7 @@ def _table(doc: dict[str, Any], p: Any, trace: bool, link: str) -> str:
                 f"  {r:>4}  {format_bytes(doc['bytes_sent'][r]):>14}  "
                 f"{format_bytes(doc['bytes_received'][r]):>14}"
             )
+    lines += measured_lines(doc)
     if trace:
         lines += ["", *_trace_lines(p)]
     return "\n".join(lines)
@@ -400,11 +416,21 @@ def _verified_text(doc: dict[str, Any], p: Any) -> str:
     verified = {True: "yes", False: "NO — outputs differ from the definition", None: "not run"}[
         doc["verified"]
     ]
-    if (
-        doc["verified"] is not None
-        and doc["verified_elements"] * p.dtype.itemsize != doc["size_bytes"]
-    ):
-        verified += f" (simulated at {doc['verified_elements']:,} elements per rank)"
+    if doc["verified"] is None:
+        return verified
+    ranks, elements = doc["verified_ranks"], doc["verified_elements"]
+    if ranks != doc["ranks"]:
+        shape = f"{ranks:,} ranks"
+        if doc.get("verified_gpus_per_node"):
+            shape += f" ({ranks // doc['verified_gpus_per_node']:,} nodes × {doc['verified_gpus_per_node']})"
+        shape += f" × {elements:,} element{'s' * (elements != 1)} per rank"
+        if doc.get("verified_root", doc["root"]) != doc["root"]:
+            shape += f", root {doc['verified_root']}"
+        verified += (
+            f" (data moved at {shape}; counts and time above are for all {doc['ranks']:,} ranks)"
+        )
+    elif elements * p.dtype.itemsize != doc["size_bytes"]:
+        verified += f" (simulated at {elements:,} elements per rank)"
     return verified
 
 
@@ -477,12 +503,13 @@ def _hierarchical_table(doc: dict[str, Any], p: Any, trace: bool) -> str:
     flat_inter = doc["flat_ring_inter_node_bytes_per_gpu"]
     lines += [
         "",
-        f"  flat ring over all {n} ranks, same links (its node-crossing hops use the "
-        "inter-node link)",
+        f"  flat ring over all {n} ranks as NCCL runs it: one ring per NIC ({a} NICs per "
+        "node, their bandwidth adds up)",
         f"    steps {doc['flat_ring_steps']} · time {secs(doc['flat_ring_time_s'])} "
         f"(×{format_number(doc['speedup_vs_flat_ring'], 3)} the hierarchical time)",
-        f"    inter-node bytes of the busiest GPU {format_bytes(flat_inter)} = "
-        f"{times_s(flat_inter / size)}",
+        f"    inter-node bytes per NIC {format_bytes(flat_inter / a)} = "
+        f"{times_s(flat_inter / a / size)} (one ring through a single NIC: "
+        f"{format_bytes(flat_inter)} = {times_s(flat_inter / size)})",
     ]
     if n <= TRACE_MAX_RANKS:
         lines += ["", "  rank  node        sent        received     to other nodes"]
@@ -492,6 +519,7 @@ def _hierarchical_table(doc: dict[str, Any], p: Any, trace: bool) -> str:
                 f"{format_bytes(doc['bytes_received'][r]):>14}  "
                 f"{format_bytes(doc['inter_node_bytes_sent'][r]):>14}"
             )
+    lines += measured_lines(doc)
     if trace:
         lines += ["", *_trace_lines(p)]
     return "\n".join(lines)

@@ -16,7 +16,9 @@ from quizcoll.cli.common import UsageError, add_json_argument, emit
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument(
-        "--model", metavar="NAME", help="a built-in model (llama-3-8b, mixtral-8x7b ...)"
+        "--model",
+        metavar="NAME",
+        help="a built-in model (llama-3-8b, mixtral-8x7b ...) or a Hugging Face repo ORG/NAME",
     )
     source.add_argument(
         "--config", metavar="CONFIG_JSON", type=Path, help="a Hugging Face config.json"
@@ -157,11 +159,18 @@ def _compute(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         "total_bytes": est.total_bytes,
         "rule_of_thumb": {"weights_bytes": base, "low_bytes": low, "high_bytes": high},
     }
+    doc["warnings"] = []
     if cfg is not None:
         counts = count_parameters(cfg)
         doc["parameters_by_component"] = counts.as_dict()
         doc["model_type"] = cfg.model_type
         doc["max_position_embeddings"] = cfg.max_position_embeddings
+        trained = cfg.max_position_embeddings or 0
+        if 0 < trained < context:
+            doc["warnings"].append(
+                f"context {context:,} exceeds the {trained:,} tokens {source.label} was trained "
+                "for: the memory is computed, but the model is not made for it"
+            )
     if est.weights is not None and fmt.kept_dtype:
         doc["quantization"] = {
             "quantized_parameters": est.weights.quantized_parameters,
@@ -198,11 +207,12 @@ def _compute(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
             )
         doc["gpus_needed"] = needed
         doc["gpu"] = gpu_doc
-        gpu_lines = _gpu_text(gpu_doc, needed, cfg is not None)
+        trained = (cfg.max_position_embeddings or 0) if cfg is not None else 0
+        gpu_lines = _gpu_text(gpu_doc, needed, cfg is not None, trained)
     return doc, _text(doc, est, fmt, thumb_bits, gpu_lines)
 
 
-def _gpu_text(g: dict[str, Any], needed: int, with_context: bool) -> list[str]:
+def _gpu_text(g: dict[str, Any], needed: int, with_context: bool, trained: int) -> list[str]:
     from quizcoll.memory.report import bytes_three_ways
 
     lines = [
@@ -214,8 +224,10 @@ def _gpu_text(g: dict[str, Any], needed: int, with_context: bool) -> list[str]:
         + ("fits" if g["fits"] else "does NOT fit"),
     ]
     if with_context:
+        beside = f" (the model was trained for {trained:,})" if trained else ""
         lines.append(
-            f"  longest context that fits on {g['count']} GPU(s): {g['max_context']:,} tokens"
+            f"  longest context that fits on {g['count']} GPU(s): "
+            f"{g['max_context']:,} tokens{beside}"
         )
     return lines
 
@@ -237,6 +249,8 @@ def _text(doc: dict[str, Any], est: Any, fmt: Any, thumb_bits: float, gpu_lines:
             f"{q['kept_parameters']:,}"
             + (f"; fallbacks: {', '.join(q['fallbacks'])}" if q["fallbacks"] else "")
         )
+    if doc.get("max_position_embeddings"):
+        out.append(f"trained context: {doc['max_position_embeddings']:,} tokens")
     attention = "FlashAttention" if doc["flash_attention"] else "eager attention (T×T scores)"
     out += [
         "",
@@ -268,4 +282,5 @@ def _text(doc: dict[str, Any], est: Any, fmt: Any, thumb_bits: float, gpu_lines:
         f"{thumb['low_bytes'] / 2**30:,.2f}–{thumb['high_bytes'] / 2**30:,.2f} GiB "
         f"(computed total: {doc['total_bytes'] / 1e9:,.2f} GB = {doc['total_bytes'] / 2**30:,.2f} GiB)",
     ]
-    return "\n".join(out + gpu_lines)
+    warnings = [f"warning: {w}" for w in doc["warnings"]]
+    return "\n".join(out + gpu_lines + (["", *warnings] if warnings else []))

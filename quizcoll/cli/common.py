@@ -39,6 +39,14 @@ def builtin_cards_dir() -> Path:
     return Path(cards.__file__).resolve().parent
 
 
+def user_cards_dir() -> Path:
+    """The user's own card folder (``cards/`` in the user data directory, XDG on Linux),
+    loaded beside the built-in collection."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("quizcoll", appauthor=False)) / "cards"
+
+
 def default_db_path() -> Path:
     """``QUIZCOLL_DB`` if set, else the user data directory (XDG on Linux)."""
     env = os.environ.get("QUIZCOLL_DB")

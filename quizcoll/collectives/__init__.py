@@ -5,7 +5,7 @@ Running a collective::
     from quizcoll.collectives import run, algorithms
     result = run("all_reduce", inputs, algorithm="ring", op="sum")  # inputs: N 1-D arrays
     result.outputs          # N arrays; None where a rank has no defined result
-    result.bytes_sent       # int64 array, bytes each rank sent (from the schedule's rows)
+    result.bytes_sent       # int64 array, bytes each rank sent (counted on the schedule)
     result.bytes_received
     result.steps            # communication rounds
     result.trace            # the rounds, as data (see below)
@@ -17,9 +17,14 @@ Semantics follow ``torch.distributed`` (see :mod:`.semantics`); ops are ``sum``,
 A run whose buffers would exceed ``budget_bytes`` (default 1 GiB) is refused with a
 :class:`CollectiveError`, as is every bad request.
 
-Counting without data: :func:`plan` lays an algorithm out for N ranks and any element
-count; its steps, ``bytes_sent`` and modelled ``time(model)`` are exact, because a
-schedule moves blocks whose sizes depend on the count only. :func:`plan_hierarchical`
+Counting without data: :func:`plan` lays an algorithm out for N ranks (up to
+:data:`MAX_RANKS` = 131,072) and any element count; its steps, ``bytes_sent`` and modelled
+``time(model)`` are exact, because a schedule moves blocks whose sizes depend on the count
+only. They are read from the algorithm's structure (:mod:`.structure`: message, ring and
+pairwise phases; :mod:`.counting`), so a 131,072-rank ring costs O(N); the transfer rows
+(``plan.schedule``, ``plan.trace``) are laid out on request, up to
+:data:`MAX_SCHEDULE_ROWS`. :func:`quizcoll.collectives.sample.check_plan` moves data for a
+plan at a bounded size and verifies it. :func:`plan_hierarchical`
 and :func:`run_hierarchical` do the same for a nodes × GPUs-per-node all-reduce (also
 ``plan``/``run`` with ``algorithm="hierarchical", gpus_per_node=g``, listed by
 ``algorithms("all_reduce", topology=True)``); :func:`hierarchical_phases` splits its
@@ -53,6 +58,7 @@ from quizcoll.collectives.advisor import Crossover, best_algorithm, crossover
 from quizcoll.collectives.api import (
     DEFAULT_BUDGET,
     MAX_RANKS,
+    MAX_SCHEDULE_ROWS,
     CollectiveResult,
     Plan,
     algorithms,
@@ -84,6 +90,7 @@ __all__ = [
     "DEFAULT_BUDGET",
     "DTYPES",
     "MAX_RANKS",
+    "MAX_SCHEDULE_ROWS",
     "PRESETS",
     "Collective",
     "CollectiveError",

@@ -1,8 +1,8 @@
 """Choosing an algorithm: the fastest one for a size, and the size where ring takes over.
 
-Both evaluate the modelled time of the real schedules. For the crossover, one schedule
-per algorithm is built once and re-costed for each candidate size (a schedule's rounds do
-not depend on the size, only its block sizes do). Sizes are searched in multiples of a
+Both evaluate the modelled time of the real schedules. For the crossover, each
+algorithm's structure is laid out once and re-priced for each candidate size (its rounds
+do not depend on the size, only its block sizes do). Sizes are searched in multiples of a
 count every algorithm splits evenly, where each algorithm's time is affine in the size,
 so the bisection finds the exact first multiple at which ring is faster.
 """
@@ -13,12 +13,13 @@ import math
 from dataclasses import dataclass
 
 from quizcoll.collectives.api import plan
-from quizcoll.collectives.cost import CostModel, profile
+from quizcoll.collectives.cost import CostModel
+from quizcoll.collectives.counting import step_times
 from quizcoll.collectives.dtypes import get_dtype
 from quizcoll.collectives.errors import CollectiveError
-from quizcoll.collectives.schedules import ALGORITHMS, check_algorithm, layout_for, schedule_for
+from quizcoll.collectives.schedules import ALGORITHMS, check_algorithm
+from quizcoll.collectives.schedules.layouts import block_count
 from quizcoll.collectives.semantics import Collective, get_collective
-from quizcoll.collectives.traffic import row_bytes
 
 
 def best_algorithm(
@@ -76,18 +77,19 @@ def crossover(
         raise CollectiveError("compare ring with another algorithm, not with itself")
     kind = get_dtype(dtype)
     model = model or CostModel()
+    # one plan per algorithm at a unit size every algorithm splits evenly, re-priced at
+    # multiples k of it (the structure does not depend on the size)
     plan(Collective.ALL_REDUCE, ranks, 1, algorithm="ring", dtype=kind)  # checks ranks
-    schedules = {name: schedule_for(Collective.ALL_REDUCE, name, ranks) for name in ("ring", other)}
-    quantum = math.lcm(*(s.nblocks for s in schedules.values()))
-
-    profiles = []
-    for name in ("ring", other):
-        sched = schedules[name]
-        unit = layout_for(Collective.ALL_REDUCE, name, ranks, quantum)
-        profiles.append(profile(sched, row_bytes(sched, unit, kind.itemsize), model))
+    names = ("ring", other)
+    quantum = math.lcm(*(block_count(Collective.ALL_REDUCE, name, ranks) for name in names))
+    units = [plan(Collective.ALL_REDUCE, ranks, quantum, algorithm=a, dtype=kind) for a in names]
 
     def times(k: int) -> tuple[float, float]:
-        return profiles[0].total(k), profiles[1].total(k)
+        ring, rival = (
+            float(step_times(u.structure, u.elems, kind.itemsize, model, scale=k).sum())
+            for u in units
+        )
+        return ring, rival
 
     hi = max(1, max_bytes // (quantum * kind.itemsize))
     ring_lo, other_lo = times(1)

@@ -10,6 +10,7 @@ from functools import cached_property
 import numpy as np
 
 from quizcoll.collectives import cost as cost_model
+from quizcoll.collectives import counting
 from quizcoll.collectives.dtypes import DType, dtype_of_array, get_dtype
 from quizcoll.collectives.errors import CollectiveError
 from quizcoll.collectives.execute import pack, run_schedule, unpack
@@ -20,23 +21,28 @@ from quizcoll.collectives.schedule import Schedule
 from quizcoll.collectives.schedules import (
     ALGORITHMS,
     TOPOLOGY_ALGORITHMS,
-    build_hierarchical,
     check_algorithm,
-    layout_for,
-    schedule_for,
+    hierarchical_structure,
+    rows_of,
+    structure_for,
 )
 from quizcoll.collectives.schedules.hierarchical import phase_rounds
+from quizcoll.collectives.schedules.layouts import block_elems, layout_of
 from quizcoll.collectives.semantics import (
     Collective,
     check_split_sizes,
     get_collective,
-    reference,
 )
+from quizcoll.collectives.structure import Structure
 from quizcoll.collectives.trace import Trace
-from quizcoll.collectives.traffic import per_rank, per_rank_by_link
+from quizcoll.collectives.verification import outputs_agree
 
 DEFAULT_BUDGET = 1 << 30  # bytes of simulated buffers a single run may allocate
-MAX_RANKS = 1024
+MAX_RANKS = 131_072  # counts come from the schedule's structure: O(N log N) at most
+# Transfer rows (for running on data and for traces) are laid out up to this many; a
+# ring over N ranks has 2(N − 1)·N of them, so rows stop near 2,900 ranks for a ring.
+MAX_SCHEDULE_ROWS = 1 << 24
+ROW_BYTES = 40  # a row's columns and derived keys, for the memory budget
 
 
 def _format_bytes(n: float) -> str:
@@ -56,8 +62,8 @@ def algorithms(name: str | Collective, *, topology: bool = False) -> tuple[str, 
 
 @dataclass(frozen=True, eq=False)
 class Plan:
-    """An algorithm laid out for N ranks and a per-rank element count: schedule, block
-    layout and the exact traffic, without any data."""
+    """An algorithm laid out for N ranks and a per-rank element count: its structure, the
+    block sizes and the exact traffic and modelled time, without any data."""
 
     collective: Collective
     algorithm: str
@@ -65,14 +71,37 @@ class Plan:
     count: int
     dtype: DType
     root: int
-    layout: Layout
-    schedule_factory: Callable[[], Schedule]
+    elems: np.ndarray  # (ranks, slots) element counts; a broadcast row when all alike
+    structure_factory: Callable[[], Structure]
     gpus_per_node: int | None = None
 
     @cached_property
+    def structure(self) -> Structure:
+        """The phases (cached for small N; a few arrays of N numbers at any N)."""
+        return self.structure_factory()
+
+    @cached_property
+    def layout(self) -> Layout:
+        """Block sizes with every rank's input and output slots (N arrays: on request)."""
+        return layout_of(self.collective, self.elems, self.ranks, self.root)
+
+    @property
+    def rows(self) -> int:
+        """Block transfers of the schedule, counted without laying them out."""
+        return self.structure.rows
+
+    @cached_property
     def schedule(self) -> Schedule:
-        """The rounds, built on first use (a ring over 1024 ranks has 2 million rows)."""
-        return self.schedule_factory()
+        """The transfer rows, laid out on first use; refused past ``MAX_SCHEDULE_ROWS``
+        (a ring over 1,024 ranks has 2 million rows, over 131,072 ranks 34 billion)."""
+        if self.rows > MAX_SCHEDULE_ROWS:
+            raise CollectiveError(
+                f"{self.collective.value} ({self.algorithm}) on {self.ranks:,} ranks has "
+                f"{self.rows:,} block transfers; transfer-by-transfer schedules and traces "
+                f"stop at {MAX_SCHEDULE_ROWS:,} (counts and times come from the "
+                "schedule's structure at any size)"
+            )
+        return rows_of(self.structure)
 
     @property
     def uses_ring_kernel(self) -> bool:
@@ -85,14 +114,21 @@ class Plan:
 
     @property
     def steps(self) -> int:
-        return self.schedule.steps
+        return self.structure.steps
 
     @property
     def input_bytes(self) -> int:
         """Bytes of one rank's input buffer (the largest, for uneven all_to_all)."""
         if self.collective is Collective.ALL_TO_ALL:
-            return int(self.layout.elems[:, : self.ranks].sum(axis=1).max()) * self.dtype.itemsize
+            return int(self._all_to_all_inputs().max()) * self.dtype.itemsize
         return self.count * self.dtype.itemsize
+
+    def _all_to_all_inputs(self) -> np.ndarray:
+        """Elements of every rank's all_to_all input (one row's sum when all are alike)."""
+        pieces = self.elems[:, : self.ranks]
+        if self.elems.strides[0] == 0:
+            return np.full(self.ranks, int(pieces[0].sum()))
+        return pieces.sum(axis=1)
 
     @cached_property
     def trace(self) -> Trace:
@@ -100,7 +136,7 @@ class Plan:
 
     @cached_property
     def _traffic(self) -> tuple[np.ndarray, np.ndarray]:
-        return per_rank(self.schedule, self.trace.row_bytes)
+        return counting.traffic(self.structure, self.elems, self.dtype.itemsize)
 
     @property
     def bytes_sent(self) -> np.ndarray:
@@ -112,36 +148,52 @@ class Plan:
 
     def bytes_by_link(self, gpus_per_node: int) -> tuple[np.ndarray, np.ndarray]:
         """Per-rank bytes sent inside the node and between nodes."""
-        return per_rank_by_link(self.schedule, self.trace.row_bytes, gpus_per_node)
+        return counting.traffic_by_link(
+            self.structure, self.elems, self.dtype.itemsize, gpus_per_node
+        )
 
     def time(self, model: cost_model.CostModel | None = None) -> float:
         """Modelled seconds under ``model`` (NVLink preset by default)."""
-        return cost_model.total_time(
-            self.schedule, self.trace.row_bytes, model or cost_model.CostModel()
-        )
+        return float(self.step_times(model).sum())
 
     def step_times(self, model: cost_model.CostModel | None = None) -> np.ndarray:
-        return cost_model.step_times(
-            self.schedule, self.trace.row_bytes, model or cost_model.CostModel()
+        return counting.step_times(
+            self.structure, self.elems, self.dtype.itemsize, model or cost_model.CostModel()
         )
 
     def buffer_bytes(self) -> int:
-        """Bytes of simulation buffers a :func:`run` of this plan allocates."""
-        lay = self.layout
-        working = lay.ranks * lay.nblocks * lay.block_max * self.dtype.itemsize
-        outputs = sum(lay.output_elems(r) for r in range(lay.ranks)) * self.dtype.itemsize
+        """Bytes a :func:`run` of this plan allocates: buffers, outputs and (except for
+        the ring kernel) the transfer rows."""
+        itemsize = self.dtype.itemsize
+        slots = self.elems.shape[1]
+        width = int(self.elems.max()) if self.elems.size else 0
+        working = self.ranks * slots * width * itemsize
+        outputs = self._output_elems() * itemsize
         if self.uses_ring_kernel:
             return working + outputs
-        widest_round = int(np.diff(self.schedule.offsets).max()) if self.steps else 0
-        payload = widest_round * lay.block_max * self.dtype.itemsize
-        return working + 2 * payload + outputs
+        widest_round = int(self.structure.rows_per_round.max()) if self.steps else 0
+        payload = widest_round * width * itemsize
+        return working + 2 * payload + outputs + self.rows * ROW_BYTES
+
+    def _output_elems(self) -> int:
+        """Elements of all ranks' outputs together."""
+        n, c = self.ranks, self.collective
+        if c is Collective.ALL_TO_ALL:
+            return int(self._all_to_all_inputs().sum())
+        if c in (Collective.REDUCE, Collective.GATHER):
+            return self.count * (n if c is Collective.GATHER else 1)
+        if c is Collective.ALL_GATHER:
+            return n * n * self.count
+        if c in (Collective.SCATTER, Collective.REDUCE_SCATTER):
+            return self.count
+        return n * self.count
 
 
 def _check_ranks(ranks: int) -> None:
     if not isinstance(ranks, int | np.integer) or isinstance(ranks, bool):
         raise CollectiveError(f"ranks must be a whole number, got {ranks!r}")
     if not 1 <= ranks <= MAX_RANKS:
-        raise CollectiveError(f"ranks must be between 1 and {MAX_RANKS}, got {ranks}")
+        raise CollectiveError(f"ranks must be between 1 and {MAX_RANKS:,}, got {ranks:,}")
 
 
 def _check_root(root: int, ranks: int) -> None:
@@ -192,12 +244,12 @@ def _make_plan(
     root: int,
     splits: np.ndarray | None,
 ) -> Plan:
-    layout = layout_for(collective, algorithm, ranks, count, root=root, split_sizes=splits)
+    elems = block_elems(collective, algorithm, ranks, count, split_sizes=splits)
 
-    def schedule() -> Schedule:
-        return schedule_for(collective, algorithm, ranks, root=root)
+    def structure() -> Structure:
+        return structure_for(collective, algorithm, ranks, root=root)
 
-    return Plan(collective, algorithm, ranks, count, kind, root, layout, schedule)
+    return Plan(collective, algorithm, ranks, count, kind, root, elems, structure)
 
 
 def _check_topology_algorithm(algorithm: str) -> None:
@@ -229,16 +281,16 @@ def plan_hierarchical(
     if not isinstance(count, int | np.integer) or count < 1:
         raise CollectiveError(f"the element count must be a positive whole number, got {count!r}")
     kind = dtype if isinstance(dtype, DType) else get_dtype(dtype)
-    schedule, layout = build_hierarchical(nodes, gpus_per_node, int(count))
+    n = nodes * gpus_per_node
     return Plan(
         Collective.ALL_REDUCE,
         "hierarchical",
-        nodes * gpus_per_node,
+        n,
         int(count),
         kind,
         0,
-        layout,
-        lambda: schedule,
+        block_elems(Collective.ALL_REDUCE, "hierarchical", n, int(count)),
+        lambda: hierarchical_structure(nodes, gpus_per_node),
         gpus_per_node=gpus_per_node,
     )
 
@@ -406,42 +458,16 @@ def verify(
     result: CollectiveResult, inputs: Sequence[np.ndarray], split_sizes: object = None
 ) -> bool:
     """Whether ``result.outputs`` equal the definition of the collective on ``inputs``:
-    exactly for integers, max and min; within the error bound of reassociated floating
-    point sums and products otherwise."""
+    exactly for data movement, integers, max and min; within the error bound of
+    reassociated floating-point sums and products otherwise. O(ranks × elements) in
+    time and memory: the reduction and its error bound are computed once."""
     arrays = [np.asarray(x) for x in inputs]
     splits = None if split_sizes is None else np.asarray(split_sizes, dtype=np.int64)
-    expected = reference(
-        result.collective, arrays, op=result.op, root=result.plan.root, split_sizes=splits
+    return outputs_agree(
+        result.collective,
+        result.outputs,
+        arrays,
+        op=result.op,
+        root=result.plan.root,
+        split_sizes=splits,
     )
-    return all(
-        outputs_match(got, want, arrays, result.op)
-        for got, want in zip(result.outputs, expected, strict=True)
-    )
-
-
-def outputs_match(
-    got: np.ndarray | None, want: np.ndarray | None, inputs: Sequence[np.ndarray], op: Op
-) -> bool:
-    """One rank's output against the reference (see :func:`verify`)."""
-    if got is None or want is None:
-        return got is None and want is None
-    if got.shape != want.shape or got.dtype != want.dtype:
-        return False
-    if not np.issubdtype(got.dtype, np.floating) or op in (Op.MAX, Op.MIN):
-        return bool(np.array_equal(got, want, equal_nan=True))
-    n = len(inputs)
-    eps = float(np.finfo(got.dtype).eps)
-    g, w = got.astype(np.float64), want.astype(np.float64)
-    with np.errstate(all="ignore"):
-        if op is Op.PROD:
-            bound = 4 * n * eps * np.abs(w) + np.finfo(got.dtype).tiny
-        elif len(got) == len(inputs[0]) and got.dtype == inputs[0].dtype:
-            magnitude = np.sum([np.abs(x.astype(np.float64)) for x in inputs], axis=0)
-            bound = 4 * n * eps * magnitude / (n if op is Op.AVG else 1) + np.finfo(got.dtype).tiny
-        else:  # reduce_scatter: compare against the matching slice of the magnitudes
-            rank_slices = np.stack([x.astype(np.float64) for x in inputs])
-            magnitude = np.abs(rank_slices).sum(axis=0)
-            bound = 4 * n * eps * float(magnitude.max()) + np.finfo(got.dtype).tiny
-        close = np.abs(g - w) <= bound
-        same_special = (np.isnan(g) & np.isnan(w)) | (np.isinf(g) & (g == w))
-    return bool((close | same_special).all())

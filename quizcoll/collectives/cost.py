@@ -7,9 +7,16 @@ default). A message is all the blocks one rank sends one peer in a round; empty 
 cost nothing. With ``gpus_per_node`` and an ``inter`` link, transfers between nodes use
 the inter-node link and the two classes run concurrently (NVLink and the NIC are
 separate hardware). The total is the sum over rounds; rounds are not overlapped.
+:mod:`.counting` prices a schedule's structure under this model.
 
-Presets (per direction, per GPU): ``nvlink`` — 450 GB/s (the "900 GB/s" of an H100 is
-both directions added), 3 µs; ``infiniband`` — 50 GB/s (one 400 Gb/s NDR NIC), 5 µs.
+Presets (per direction, per GPU) are NCCL's own figures (NVIDIA/nccl 2.31.2), so that an
+α-β ring is NCCL's Ring/Simple model without its launch latency: ``nvlink`` — 370.8 GB/s
+(an H100's 18 links × 20.6 GB/s, ``SM90_NVLINK_BW``; the "900 GB/s" line rate counts both
+directions, and nccl-tests measure a ring busbw of ~370 GB/s), 3.4 µs per round (NCCL's
+per-hop Ring/Simple latency on NVLink); ``infiniband`` — 50 GB/s (one 400 Gb/s NDR NIC,
+``speed / 8000``; nccl-tests measure 46–48 GB/s), 14 µs per round (NCCL's per-hop
+Ring/Simple latency over the network). :func:`per_nic_rings` prices a flat ring across
+nodes as NCCL runs it: one ring per NIC, so the NICs' bandwidth adds up.
 
 ``algbw = S / time`` and ``busbw = algbw · factor`` as nccl-tests defines them, with S the
 larger of a rank's input and output buffers (for all_gather and gather, N × the
@@ -18,14 +25,12 @@ per-rank input).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from quizcoll.collectives.errors import CollectiveError, did_you_mean
-from quizcoll.collectives.schedule import Schedule
 from quizcoll.collectives.semantics import Collective
-from quizcoll.collectives.traffic import crosses_nodes, per_step_received, per_step_sent
 
 
 @dataclass(frozen=True)
@@ -43,9 +48,12 @@ class LinkModel:
             raise CollectiveError(f"bandwidth must be > 0 bytes/s, got {self.bandwidth}")
 
 
+# quizcoll.collectives.hardware and .nccl.constants hold the sources of these figures
 PRESETS: dict[str, LinkModel] = {
-    "nvlink": LinkModel("nvlink", 3e-6, 450e9),
-    "infiniband": LinkModel("infiniband", 5e-6, 50e9),
+    # 18 × SM90_NVLINK_BW (topo.h); hwLatencies[NVLINK][Ring][Simple] (cost_model.cc)
+    "nvlink": LinkModel("nvlink", 3.4e-6, 18 * 20.6e9),
+    # NDR 400 Gb/s / 8000 (ncclTopoAddNet); hwLatencies[NET][Ring][Simple]
+    "infiniband": LinkModel("infiniband", 14e-6, 50e9),
 }
 
 
@@ -93,78 +101,19 @@ class CostModel:
             raise CollectiveError("reduce_rate must be > 0 bytes/s")
 
 
-@dataclass(frozen=True, eq=False)
-class CostProfile:
-    """A schedule's modelled time as a function of a size scale factor ``k``.
-
-    Entry ``[i, c]`` is one rank's work on one link class in round ``i``:
-    ``intercept + k · slope`` seconds (intercept: the latency of its messages; slope: its
-    bytes over the bandwidth plus combining). A round lasts as long as its largest entry.
-    Scaling every block by ``k`` keeps the messages and scales the bytes, so one profile
-    prices every multiple of a size.
-    """
-
-    intercept: np.ndarray  # (steps, ranks × classes)
-    slope: np.ndarray
-
-    def step_times(self, scale: float = 1.0) -> np.ndarray:
-        if self.intercept.size == 0:
-            return np.zeros(self.intercept.shape[0])
-        return (self.intercept + scale * self.slope).max(axis=1)
-
-    def total(self, scale: float = 1.0) -> float:
-        return float(self.step_times(scale).sum())
-
-
-def profile(schedule: Schedule, sizes: np.ndarray, model: CostModel) -> CostProfile:
-    """The :class:`CostProfile` of ``schedule`` with ``sizes`` bytes per row."""
-    sizes = np.asarray(sizes, dtype=np.float64)
-    if model.inter is None:
-        classes = [(model.link, np.ones(schedule.rows, dtype=bool))]
-    else:
-        inter = crosses_nodes(schedule, model.gpus_per_node or 1)
-        classes = [(model.link, ~inter), (model.inter, inter)]
-    shape = (schedule.steps, schedule.ranks)
-    reduced = np.zeros(shape)
-    if model.reduce_rate is not None and schedule.steps:
-        combined = np.where(schedule.reduce, sizes, 0.0)
-        reduced = per_step_received(schedule, combined) / model.reduce_rate
-    intercepts, slopes = [], []
-    for link, mask in classes:
-        live = mask & (sizes > 0)
-        weights = sizes if live.all() else np.where(live, sizes, 0.0)
-        sent = per_step_sent(schedule, weights)
-        received = per_step_received(schedule, weights)
-        intercepts.append(_messages(schedule, live) * link.latency_s)
-        slopes.append(np.maximum(sent, received) / link.bandwidth + reduced)
-    return CostProfile(np.concatenate(intercepts, axis=1), np.concatenate(slopes, axis=1))
-
-
-def step_times(schedule: Schedule, sizes: np.ndarray, model: CostModel) -> np.ndarray:
-    """Modelled seconds of every round of ``schedule`` (``sizes``: bytes per row)."""
-    return profile(schedule, sizes, model).step_times()
-
-
-def _messages(schedule: Schedule, live: np.ndarray) -> np.ndarray:
-    """``(steps, ranks)``: messages each rank handles per round (the larger of sent and
-    received). A message is a run of adjacent rows of one round with the same source and
-    destination: what one ``send`` of the schedule builder laid out."""
-    if live.all():
-        return schedule.messages_per_step  # the usual case, the same for every size
-    n = schedule.ranks
-    first = schedule.message_starts
-    # a message costs latency if any of its rows carries bytes
-    carries = np.logical_or.reduceat(live, first) if len(first) else np.zeros(0, dtype=bool)
-    first = first[carries]
-    size = schedule.steps * n
-    sent = np.bincount(schedule.src_key[first], minlength=size)
-    received = np.bincount(schedule.dst_key[first], minlength=size)
-    return np.maximum(sent, received).reshape(schedule.steps, n)
-
-
-def total_time(schedule: Schedule, sizes: np.ndarray, model: CostModel) -> float:
-    """Modelled seconds of the whole schedule."""
-    return float(step_times(schedule, sizes, model).sum())
+def per_nic_rings(model: CostModel) -> CostModel:
+    """``model`` for a flat ring over all nodes as NCCL lays it out: one ring per NIC
+    (``gpus_per_node`` of them, one NIC per GPU), each carrying 1/``gpus_per_node`` of the
+    data and leaving the node through its own NIC. A round's node-crossing bytes then
+    spread over every NIC: the inter link is ``gpus_per_node`` NICs wide. Unchanged
+    without an inter-node link."""
+    if model.inter is None or model.gpus_per_node is None:
+        return model
+    nics = model.gpus_per_node
+    wide = LinkModel(
+        f"{model.inter.name} × {nics} NICs", model.inter.latency_s, model.inter.bandwidth * nics
+    )
+    return replace(model, inter=wide)
 
 
 def message_bytes(collective: Collective, ranks: int, input_bytes: int) -> int:

@@ -65,13 +65,19 @@ def run_schedule(schedule: Schedule, buffer: np.ndarray, op: Op) -> None:
             payload = buffer[schedule.src[rows], schedule.src_block[rows]]
             dst, slot = schedule.dst[rows], schedule.dst_block[rows]
             reduce = schedule.reduce[rows]
-            copy = ~reduce
-            if copy.any():
-                buffer[dst[copy], slot[copy]] = payload[copy]
-            if reduce.any():
-                for batch in _distinct_batches(dst[reduce], slot[reduce], buffer.shape[1]):
-                    d, s = dst[reduce][batch], slot[reduce][batch]
-                    buffer[d, s] = combine(buffer[d, s], payload[reduce][batch])
+            if not reduce.any():
+                buffer[dst, slot] = payload
+                continue
+            if not reduce.all():  # a round that stores some blocks and combines others
+                buffer[dst[~reduce], slot[~reduce]] = payload[~reduce]
+                dst, slot, payload = dst[reduce], slot[reduce], payload[reduce]
+            batches = _distinct_batches(dst, slot, buffer.shape[1])
+            if len(batches) == 1:  # the usual case: no slot receives twice
+                buffer[dst, slot] = combine(buffer[dst, slot], payload, out=payload)
+                continue
+            for batch in batches:
+                d, s = dst[batch], slot[batch]
+                buffer[d, s] = combine(buffer[d, s], payload[batch])
 
 
 def _distinct_batches(dst: np.ndarray, slot: np.ndarray, nblocks: int) -> list[np.ndarray]:

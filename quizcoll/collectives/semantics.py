@@ -98,35 +98,63 @@ def reference(
     root: int = 0,
     split_sizes: np.ndarray | None = None,
 ) -> list[np.ndarray | None]:
-    """The mathematical result of ``collective`` on ``inputs``: one entry per rank.
+    """The mathematical result of ``collective`` on ``inputs``: one entry per rank, each
+    its own array. ``None`` where a rank has no defined result (non-roots of gather and
+    reduce)."""
+    shared = expected_outputs(collective, inputs, op=op, root=root, split_sizes=split_sizes)
+    return [None if x is None else x.copy() for x in shared]
 
-    ``None`` where a rank has no defined result (non-roots of gather and reduce).
-    """
+
+def expected_outputs(
+    collective: Collective,
+    inputs: Sequence[np.ndarray],
+    *,
+    op: Op = Op.SUM,
+    root: int = 0,
+    split_sizes: np.ndarray | None = None,
+) -> list[np.ndarray | None]:
+    """:func:`reference` without the copies: ranks with the same result share one
+    read-only array, so this costs the distinct results only (one reduction)."""
     n = len(inputs)
-    if collective is Collective.BROADCAST:
-        return [inputs[root].copy() for _ in range(n)]
-    if collective is Collective.SCATTER:
-        pieces = np.split(inputs[root], n)
-        return [p.copy() for p in pieces]
-    if collective is Collective.GATHER:
-        whole = np.concatenate(list(inputs))
-        return [whole if r == root else None for r in range(n)]
-    if collective is Collective.ALL_GATHER:
-        whole = np.concatenate(list(inputs))
-        return [whole.copy() for _ in range(n)]
-    if collective is Collective.ALL_TO_ALL:
-        splits = (
-            split_sizes
-            if split_sizes is not None
-            else np.full((n, n), len(inputs[0]) // max(n, 1), dtype=np.int64)
-        )
-        pieces = [np.split(inputs[r], np.cumsum(splits[r])[:-1]) for r in range(n)]
-        return [np.concatenate([pieces[s][r] for s in range(n)]) for r in range(n)]
-    combined = reduce_stack(op, np.stack(list(inputs)))
-    if collective is Collective.REDUCE:
+    c = collective
+    if c is Collective.BROADCAST:
+        return [_shared(inputs[root])] * n
+    if c is Collective.SCATTER:
+        return list(np.split(_shared(inputs[root]), n))
+    if c in (Collective.GATHER, Collective.ALL_GATHER):
+        whole = _shared(np.concatenate(list(inputs)))
+        return [whole if c is Collective.ALL_GATHER or r == root else None for r in range(n)]
+    if c is Collective.ALL_TO_ALL:
+        return _all_to_all(inputs, split_sizes)
+    combined = _shared(reduce_stack(op, np.stack(list(inputs))))
+    if c is Collective.REDUCE:
         return [combined if r == root else None for r in range(n)]
-    if collective is Collective.ALL_REDUCE:
-        return [combined.copy() for _ in range(n)]
-    if collective is Collective.REDUCE_SCATTER:
-        return [p.copy() for p in np.split(combined, n)]
-    raise AssertionError(collective)
+    if c is Collective.ALL_REDUCE:
+        return [combined] * n
+    return list(np.split(combined, n))  # reduce_scatter
+
+
+def _all_to_all(
+    inputs: Sequence[np.ndarray], split_sizes: np.ndarray | None
+) -> list[np.ndarray | None]:
+    """Rank r gets piece r of every rank, in rank order: one gather over all inputs."""
+    n = len(inputs)
+    if split_sizes is None:  # even pieces: a transpose of the stacked inputs
+        stacked = np.stack(list(inputs)).reshape(n, n, -1)
+        return list(stacked.transpose(1, 0, 2).reshape(n, -1))
+    splits = np.asarray(split_sizes, dtype=np.int64)
+    flat = np.concatenate(list(inputs))
+    first = np.cumsum(splits.sum(axis=1)) - splits.sum(axis=1)  # where each rank's input starts
+    start = first[:, None] + np.cumsum(splits, axis=1) - splits  # piece (s, r) of rank s
+    lengths = splits.T.ravel()  # output order: rank r, then sender s
+    ends = np.cumsum(lengths)
+    index = np.arange(int(ends[-1]) if n else 0) + np.repeat(
+        start.T.ravel() - (ends - lengths), lengths
+    )
+    return list(np.split(flat[index], np.cumsum(splits.sum(axis=0))[:-1]))
+
+
+def _shared(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.setflags(write=False)
+    return view

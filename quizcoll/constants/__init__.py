@@ -16,7 +16,15 @@ from quizcoll.constants.base import TERMS as BASE_TERMS
 from quizcoll.constants.base import gpu_constants
 from quizcoll.constants.memory import TERMS as MEMORY_TERMS
 
-MODULES: tuple[str, ...] = ("base", "memory")
+MODULES: tuple[str, ...] = (
+    "base",
+    "collectives",
+    "parallelism",
+    "inference",
+    "hardware",
+    "training",
+    "memory",
+)
 
 # Words that start with a digit but name things, from every subject module that has some.
 TERMS: tuple[str, ...] = (*BASE_TERMS, *MEMORY_TERMS)

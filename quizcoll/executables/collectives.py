@@ -1,11 +1,12 @@
 """Collective-communication answers for cards: traffic, steps, time, crossover, ZeRO volume.
 
 Every number comes from the real schedule of the algorithm, laid out for the asked rank
-count and size (:func:`quizcoll.collectives.plan`): the schedule is built once, each
-block's size follows from the element count, and bytes are summed over its transfers.
+count and size (:func:`quizcoll.collectives.plan`): its structure is built once, each
+block's size follows from the element count, and bytes are counted from its rounds.
 No data is moved, so a 1 GiB question costs the same few milliseconds as a 1 KiB one,
 and the counts are exact (the simulator's own tests check that executing the same
-schedules on data gives the collective's definition).
+schedules on data gives the collective's definition, and that the counts equal the sums
+over their transfers).
 """
 
 from __future__ import annotations
@@ -43,7 +44,12 @@ ALGORITHMS = (
     "pairwise",
 )
 DTYPE_NAMES = ("float16", "bfloat16", "float32", "float64", "int8", "uint8", "int32", "int64")
-MAX_RANKS = 256  # schedules stay well under 100 ms up to here
+# Checking an answer must stay interactive (well under 100 ms, DESIGN.md): counting any
+# algorithm's structure takes about 20 ms at 1,024 ranks and grows like N log N (80 ms at
+# 4,096 for Rabenseifner). `quizcoll sim` takes up to 131,072. The crossover re-prices two
+# algorithms dozens of times, so it keeps 256.
+MAX_RANKS = 1024
+CROSSOVER_MAX_RANKS = 256
 
 
 def _guard(function: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
@@ -276,6 +282,7 @@ def hierarchical(
     """Hierarchical vs flat-ring all-reduce over nodes × GPUs with two link classes
     (NVLink-class inside a node, InfiniBand-class between nodes, unless overridden)."""
     from quizcoll import collectives as co
+    from quizcoll.collectives.cost import per_nic_rings
 
     count = _count(size, dtype)
     model = co.CostModel(
@@ -287,7 +294,8 @@ def hierarchical(
     flat = co.plan("all_reduce", nodes * gpus_per_node, count, algorithm="ring", dtype=dtype)
     intra, inter = h.bytes_by_link(gpus_per_node)
     _, flat_inter = flat.bytes_by_link(gpus_per_node)
-    h_time, flat_time = h.time(model), flat.time(model)
+    # the flat ring as NCCL runs it: one ring per NIC, the NICs' bandwidth adds up
+    h_time, flat_time = h.time(model), flat.time(per_nic_rings(model))
     return {
         "steps": h.steps,
         "inter_bytes_per_gpu": int(inter.max()),
@@ -296,6 +304,7 @@ def hierarchical(
         "time_s": h_time,
         "flat_ring_steps": flat.steps,
         "flat_ring_inter_bytes_per_gpu": int(flat_inter.max()),
+        "flat_ring_inter_bytes_per_nic": int(flat_inter.max()) / gpus_per_node,
         "flat_ring_time_s": flat_time,
         "speedup": flat_time / h_time if h_time > 0 else 1.0,
     }
@@ -314,8 +323,9 @@ def explain_hierarchical(args: Mapping[str, Any], result: Mapping[str, Any]) -> 
             "",
             f"Inter-node bytes per GPU = 2(b−1)/(ab) · S = 2·{b - 1}/{a * b} · {format_bytes(s)}"
             f" = **{format_bytes(result['inter_bytes_per_gpu'])}** "
-            f"(a flat ring sends up to {format_bytes(result['flat_ring_inter_bytes_per_gpu'])}"
-            " across nodes).",
+            f"(a flat ring through one NIC sends up to "
+            f"{format_bytes(result['flat_ring_inter_bytes_per_gpu'])} across nodes; NCCL runs "
+            f"one ring per NIC: {format_bytes(result['flat_ring_inter_bytes_per_nic'])} per NIC).",
             f"Modelled time {format_seconds(result['time_s'])} vs flat ring "
             f"{format_seconds(result['flat_ring_time_s'])} (×{format_number(result['speedup'])}).",
         ]
@@ -431,7 +441,9 @@ def register(registry: Registry) -> None:
         "collectives.crossover",
         _guard(crossover),
         params=[
-            Param("ranks", ParamKind.INT, "number of ranks N", minimum=3, maximum=256),
+            Param(
+                "ranks", ParamKind.INT, "number of ranks N", minimum=3, maximum=CROSSOVER_MAX_RANKS
+            ),
             Param(
                 "other",
                 ParamKind.STR,
@@ -484,7 +496,12 @@ def register(registry: Registry) -> None:
             Field(
                 "flat_ring_inter_bytes_per_gpu",
                 Dimension.BYTES,
-                "inter-node bytes of the busiest GPU in a flat ring",
+                "inter-node bytes of the busiest GPU in one flat ring (one NIC)",
+            ),
+            Field(
+                "flat_ring_inter_bytes_per_nic",
+                Dimension.BYTES,
+                "inter-node bytes per NIC when NCCL runs one flat ring per NIC",
             ),
             Field("speedup", Dimension.RATIO, "flat ring time ÷ hierarchical time"),
         ],

@@ -21,10 +21,16 @@ ACTIONS: tuple[AppAction, ...] = (
     AppAction(
         "practise", "p", "Practise", "Review ahead by weakest cards; the schedule stays as it is"
     ),
+    AppAction(
+        "custom_study", "c", "Custom study", "Practise one deck or tag; the schedule stays as it is"
+    ),
     AppAction("browse", "b", "Browse cards", "Search and filter every card; suspend, unsuspend"),
     AppAction("lab", "l", "Simulation lab", "Step through a collective, rank by rank"),
     AppAction("memory", "m", "Memory lab", "VRAM of a model: weights, KV cache, activations"),
     AppAction("stats", "s", "Statistics", "Reviews per day, retention, due forecast, decks"),
+    AppAction(
+        "settings", "o", "Settings", "Desired retention, daily limits, learning steps, theme"
+    ),
     AppAction("help", "?", "Help", "Every screen's keys", "app"),
     AppAction("toggle_dark", "ctrl+t", "Toggle light/dark theme", "Switch the colour theme", "app"),
     AppAction("home", "escape", "Home", "Back to the decks", "app"),
@@ -38,8 +44,12 @@ SCREEN_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
         ("space", "show the answer (self-graded cards, a wrong answer; an empty box gives up)"),
         ("1 2 3 4", "rate Again, Hard, Good, Easy (a hidden answer is shown first)"),
         ("e / tab", "after a wrong answer: back to the answer box to try again"),
-        ("u / ctrl+z", "undo the last rating (also from an empty answer box)"),
-        ("!", "suspend this card"),
+        ("h", "show the card's hint before answering (the review is logged as hinted)"),
+        ("u / ctrl+z", "undo the last step: a rating, a suspension or a burial"),
+        ("!", "suspend this card (asks first)"),
+        ("-", "bury this card until tomorrow (outside the answer box)"),
+        ("ctrl+o", "edit this card's YAML in $EDITOR; it is checked and asked again"),
+        ("pgdn pgup", "scroll a long answer (also ↓ ↑ j k home end)"),
         ("escape", "end the session (every rating is already saved)"),
     ),
     "Simulation lab": (
@@ -51,8 +61,19 @@ SCREEN_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
     "Memory lab": (("enter", "compute the breakdown for the chosen model and settings"),),
     "Browse": (
         ("/", "search: words, deck:NAME, tag:NAME, type:numeric, is:due, is:suspended"),
-        ("enter", "preview the card"),
+        ("enter", "preview the card, with its review history"),
         ("!", "suspend or unsuspend the selected card"),
+        ("s", "sort: file order, due, lapses, stability, id"),
+        ("L", "the leeches (is:leech)"),
+    ),
+    "Statistics": (
+        ("d", "the next deck's plots (all decks, then each deck)"),
+        ("r", "read the database again"),
+        ("pgdn pgup", "scroll"),
+    ),
+    "Settings": (
+        ("ctrl+s", "check and save every field to config.toml (enter in a field too)"),
+        ("tab", "the next field"),
     ),
     "Everywhere": (("ctrl+p", "command palette: every screen and action"),),
 }

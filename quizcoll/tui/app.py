@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -26,6 +27,7 @@ from quizcoll.tui.services.database import Database
 from quizcoll.tui.services.env import AppEnv
 
 if TYPE_CHECKING:
+    from quizcoll.settings import Change
     from quizcoll.tui.services.lab import LabRequest
     from quizcoll.tui.services.memory_lab import MemoryRequest
 
@@ -53,7 +55,7 @@ class QuizApp(App[int]):
         self.registry: Registry | None = None
         self.config: Config = env.config or Config()
         self.ready = asyncio.Event()
-        self._config_from_file = env.config is None
+        self._config_from_file = env.config is None or env.config_path is not None
         # `quizcoll review` on a terminal opens straight into a session: (deck, practice).
         self.start_review: tuple[str | None, bool] | None = None
 
@@ -73,13 +75,18 @@ class QuizApp(App[int]):
         from quizcoll.collection import load
 
         config = self.config
-        if self._config_from_file:
+        path = self.settings_path
+        if self._config_from_file and path is not None:
             from deck.scheduler import load_config
+            from quizcoll.settings import read_theme
 
             try:
-                config = load_config()
+                config = load_config(path)
             except DeckError as exc:
                 self.call_from_thread(self.report, f"{exc}; using the default settings")
+            theme = read_theme(path)
+            if theme is not None:
+                self.call_from_thread(setattr, self, "theme", theme)
         try:
             paths = list(self.env.cards) if self.env.cards else None
             collection, registry = load(paths)
@@ -110,11 +117,41 @@ class QuizApp(App[int]):
     # -- shared helpers -------------------------------------------------------------------
 
     @property
+    def settings_path(self) -> Path | None:
+        """Where settings and the theme are saved: the environment's file, else the user's
+        config.toml; None when the environment fixed the settings (tests)."""
+        if self.env.config_path is not None:
+            return self.env.config_path
+        if self.env.config is not None:
+            return None
+        from deck.scheduler import config_path
+
+        return config_path()
+
+    async def save_settings(self, changes: Sequence[Change], theme: str | None) -> Config:
+        """Apply ``changes`` to the review defaults and save them (and ``theme``) to the
+        settings file, off the interface thread; returns the settings now in force."""
+        from dataclasses import replace as with_values
+
+        from quizcoll.settings import parse_config_changes, save_settings
+
+        path = self.settings_path
+        if path is None:
+            default = with_values(self.config.default, **parse_config_changes(changes))
+            self.config = with_values(self.config, default=default)
+            return self.config
+        self.config = await asyncio.to_thread(save_settings, path, changes, theme=theme)
+        return self.config
+
+    @property
     def cards(self) -> list[Card]:
         return list(self.collection.cards) if self.collection else []
 
     def deck_names(self) -> list[str]:
         return self.collection.decks() if self.collection else []
+
+    def tag_names(self) -> list[str]:
+        return sorted({t for c in self.cards for t in c.tags})
 
     def report(self, message: str, *, title: str = "Error", timeout: float = 10) -> None:
         """An error as a notification; the app keeps running."""
@@ -160,12 +197,37 @@ class QuizApp(App[int]):
         else:
             self.push_screen(MemoryLabScreen(preset=preset))
 
-    def open_review(self, deck: str | None = None, *, practice: bool = False) -> None:
+    def open_review(
+        self, deck: str | None = None, *, practice: bool = False, tag: str | None = None
+    ) -> None:
         from quizcoll.tui.screens.review import ReviewScreen
 
         while len(self.screen_stack) > 1:
             self.pop_screen()
-        self.push_screen(ReviewScreen(deck=deck, practice=practice))
+        self.push_screen(ReviewScreen(deck=deck, practice=practice, tag=tag))
+
+    async def edit_file(self, path: Path, line: int) -> int:
+        """Run the editor on ``path`` at ``line`` with the terminal handed over to it; its
+        exit status. (A test environment passes its own editor and has no terminal.)"""
+        from textual.app import SuspendNotSupported
+
+        from quizcoll.tui.services.editor import run_editor
+
+        editor = self.env.editor or run_editor
+        try:
+            with self.suspend():
+                return editor(path, line)
+        except SuspendNotSupported:
+            if self.env.editor is None:
+                self.report("this terminal cannot hand itself to an editor", title="Edit")
+                return 1
+            return editor(path, line)
+
+    def replace_card(self, card: Card) -> None:
+        """Use the edited ``card`` (same id) everywhere from now on."""
+        if self.collection is not None:
+            cards = tuple(card if c.id == card.id else c for c in self.collection.cards)
+            self.collection = replace(self.collection, cards=cards)
 
     # -- actions (keys on the home screen; all reachable from the palette) ----------------
 
@@ -187,6 +249,23 @@ class QuizApp(App[int]):
     def action_stats(self) -> None:
         self._show("stats")
 
+    def action_settings(self) -> None:
+        from quizcoll.tui.screens.settings import SettingsScreen
+
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.push_screen(SettingsScreen())
+
+    def action_custom_study(self) -> None:
+        from quizcoll.tui.screens.custom_study import CustomStudyScreen
+
+        def start(choice: tuple[str | None, str | None] | None) -> None:
+            if choice is not None:
+                deck, tag = choice
+                self.open_review(deck, practice=True, tag=tag)
+
+        self.push_screen(CustomStudyScreen(self.deck_names(), self.tag_names()), start)
+
     def action_home(self) -> None:
         while len(self.screen_stack) > 1:
             self.pop_screen()
@@ -198,7 +277,8 @@ class QuizApp(App[int]):
             # A review under a revealed answer adds the lab keys that apply to it.
             help_keys = getattr(self.screen, "help_keys", None)
             extra = {"Review": help_keys()} if callable(help_keys) else None
-            self.push_screen(HelpScreen(extra))
+            name = getattr(self.screen, "HELP_NAME", "Home")
+            self.push_screen(HelpScreen(name, extra))
 
     def on_key(self, event: events.Key) -> None:
         """Keys typed into a review's answer box while the focus was still moving to it."""
@@ -210,7 +290,21 @@ class QuizApp(App[int]):
             event.prevent_default()  # not a binding: App._on_key must not see it
 
     def action_toggle_dark(self) -> None:
+        """ctrl+t: light or dark, remembered in the settings file."""
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+        if self.settings_path is not None:
+            self.save_theme(self.theme)
+
+    @work(thread=True, exclusive=True, group="theme")
+    def save_theme(self, theme: str) -> None:
+        from quizcoll.settings import save_settings
+
+        path = self.settings_path
+        assert path is not None
+        try:
+            save_settings(path, theme=theme)
+        except DeckError as exc:
+            self.call_from_thread(self.report, f"the theme is not saved: {exc}", title="Settings")
 
     def action_undo(self) -> None:
         """ctrl+z: undo in a review; elsewhere there is nothing to undo."""

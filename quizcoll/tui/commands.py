@@ -26,8 +26,11 @@ class QuizCommands(Provider):
         screen_commands = getattr(self.screen, "palette_commands", None)
         if callable(screen_commands):
             out.extend(screen_commands())
+        on_home = len(app.screen_stack) <= 1
         for a in ACTIONS:
-            out.append((a.title, f"{a.help}  [{a.key}]", partial(app.run_action, a.action)))
+            # A home key is named only on home: elsewhere that key does something else.
+            key = f"  [{a.key}]" if a.where == "app" or on_home else ""
+            out.append((a.title, f"{a.help}{key}", partial(app.run_action, a.action)))
         for deck in app.deck_names():
             out.append(
                 (

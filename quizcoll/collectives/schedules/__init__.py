@@ -1,9 +1,12 @@
-"""The algorithm catalog: every (collective, algorithm) pair as a schedule and a layout.
+"""The algorithm catalog: every (collective, algorithm) pair as a structure and a layout.
 
-:func:`build` lays an algorithm out for N ranks and a per-rank element count; nothing
-here touches data. Algorithm families live in their own modules: :mod:`.tree` (direct
-and binomial), :mod:`.ring`, :mod:`.recursive` (doubling, halving, Rabenseifner),
-:mod:`.double_tree`, :mod:`.pairwise` and :mod:`.hierarchical`.
+:func:`structure_for` lays an algorithm out for N ranks as phases
+(:mod:`quizcoll.collectives.structure`), :func:`schedule_for` as transfer rows, and
+:func:`block_elems` / :func:`layout_for` give the block sizes for a per-rank element
+count; nothing here touches data. Algorithm families live in their own modules:
+:mod:`.tree` (direct and binomial), :mod:`.ring`, :mod:`.recursive` (doubling, halving,
+Rabenseifner), :mod:`.double_tree` and :mod:`.hierarchical`; the pairwise all-to-all is
+one :class:`~quizcoll.collectives.structure.PairwiseRounds` phase.
 """
 
 from __future__ import annotations
@@ -13,21 +16,15 @@ from functools import lru_cache
 import numpy as np
 
 from quizcoll.collectives.errors import CollectiveError, did_you_mean
-from quizcoll.collectives.layout import Layout, balanced, uniform
-from quizcoll.collectives.schedule import (
-    BlockLists,
-    Schedule,
-    ScheduleBuilder,
-    rows_of,
-    same_blocks,
-    spans,
-)
+from quizcoll.collectives.layout import Layout
+from quizcoll.collectives.schedule import Schedule
 from quizcoll.collectives.schedules import ring, tree
 from quizcoll.collectives.schedules.double_tree import double_tree_all_reduce
 from quizcoll.collectives.schedules.hierarchical import hierarchical_all_reduce
-from quizcoll.collectives.schedules.pairwise import pairwise_rounds
+from quizcoll.collectives.schedules.layouts import block_count, layout_for, slot_count
 from quizcoll.collectives.schedules.recursive import Fold, doubling_rounds, halving_rounds
-from quizcoll.collectives.semantics import Collective, even_splits
+from quizcoll.collectives.semantics import Collective
+from quizcoll.collectives.structure import Spans, Structure, StructureBuilder, expand
 
 C = Collective
 
@@ -81,51 +78,63 @@ def check_algorithm(
     )
 
 
-def _everyone(ranks: int, blocks: np.ndarray) -> list[np.ndarray | None]:
-    return [blocks for _ in range(ranks)]
+# Card checks ask for the same algorithms again and again, sweeping N over small ranges:
+# structures (O(N log N) numbers at most: a few KB at 64 ranks) are cached, many of them
+# up to CACHE_MAX_RANKS ranks and the last 16 up to STRUCTURE_CACHE_MAX_RANKS; transfer
+# rows (a ring over N ranks has 2(N−1)·N of them, ~4 MB with their keys at 256 ranks),
+# the last 16 up to CACHE_MAX_RANKS. Larger ones are rebuilt on request.
+CACHE_MAX_RANKS = 256
+STRUCTURE_CACHE_MAX_RANKS = 4096
+CACHE_SIZE = 16
+SMALL_STRUCTURE_CACHE_SIZE = 1024
 
 
-def _only(ranks: int, root: int, blocks: np.ndarray) -> list[np.ndarray | None]:
-    return [blocks if r == root else None for r in range(ranks)]
+def structure_for(
+    collective: Collective, algorithm: str, ranks: int, *, root: int = 0
+) -> Structure:
+    """The phases of ``algorithm`` for ``collective`` on ``ranks`` ranks. They depend on
+    neither the element count nor the split sizes (the block sizes do), so one serves
+    every size; small ones come from a bounded cache, shared between callers."""
+    if ranks <= CACHE_MAX_RANKS:
+        return _cached_small_structure(collective, algorithm, ranks, root)
+    if ranks <= STRUCTURE_CACHE_MAX_RANKS:
+        return _cached_structure(collective, algorithm, ranks, root)
+    return build_structure(collective, algorithm, ranks, root)
 
 
-def _layout(
-    collective: Collective,
-    ranks: int,
-    count: int,
-    root: int,
-    nblocks: int,
-    split_sizes: np.ndarray | None,
-) -> Layout:
-    n = ranks
-    all_blocks = np.arange(nblocks)
-    none = np.zeros(0, dtype=np.int64)
-    own = [np.array([r]) for r in range(n)]
-    if collective in (C.BROADCAST, C.REDUCE, C.ALL_REDUCE):
-        sizes = balanced(count, nblocks)
-        inputs = [
-            all_blocks if collective is not C.BROADCAST or r == root else none for r in range(n)
-        ]
-        outputs = _only(n, root, all_blocks) if collective is C.REDUCE else _everyone(n, all_blocks)
-        return uniform(n, sizes, inputs, outputs)
-    if collective is C.REDUCE_SCATTER:
-        sizes = even_splits(count, n, "reduce_scatter")
-        return uniform(n, sizes, _everyone(n, all_blocks), own)
-    if collective is C.SCATTER:
-        sizes = even_splits(count, n, "scatter")
-        return uniform(n, sizes, [all_blocks if r == root else none for r in range(n)], own)
-    if collective in (C.GATHER, C.ALL_GATHER):
-        sizes = np.full(n, count, dtype=np.int64)
-        outputs = _only(n, root, all_blocks) if collective is C.GATHER else _everyone(n, all_blocks)
-        return uniform(n, sizes, own, outputs)
-    if collective is C.ALL_TO_ALL:
-        if split_sizes is None:
-            split_sizes = np.broadcast_to(even_splits(count, n, "all_to_all"), (n, n))
-        elems = np.concatenate([split_sizes, split_sizes.T], axis=1).astype(np.int64)
-        slots = np.tile(n + np.arange(n), (n, 1))
-        np.fill_diagonal(slots, np.arange(n))  # a rank's own piece stays where it is
-        return Layout(elems=elems, inputs=tuple(_everyone(n, np.arange(n))), outputs=tuple(slots))
-    raise AssertionError(collective)
+def schedule_for(collective: Collective, algorithm: str, ranks: int, *, root: int = 0) -> Schedule:
+    """The transfer rows of ``algorithm`` (see :func:`structure_for`)."""
+    return rows_of(structure_for(collective, algorithm, ranks, root=root))
+
+
+def rows_of(structure: Structure) -> Schedule:
+    """The rows of ``structure``; up to ``CACHE_MAX_RANKS`` ranks from a bounded cache
+    keyed by the (cached, shared) structure, so their arrays are read-only."""
+    if structure.ranks <= CACHE_MAX_RANKS:
+        return _cached_rows(structure)
+    return expand(structure)
+
+
+@lru_cache(maxsize=SMALL_STRUCTURE_CACHE_SIZE)
+def _cached_small_structure(
+    collective: Collective, algorithm: str, ranks: int, root: int
+) -> Structure:
+    return build_structure(collective, algorithm, ranks, root)
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _cached_structure(collective: Collective, algorithm: str, ranks: int, root: int) -> Structure:
+    return build_structure(collective, algorithm, ranks, root)
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _cached_rows(structure: Structure) -> Schedule:
+    return expand(structure)
+
+
+def build_schedule(collective: Collective, algorithm: str, ranks: int, root: int) -> Schedule:
+    """The transfer rows of ``algorithm`` for ``collective``, built afresh (uncached)."""
+    return expand(build_structure(collective, algorithm, ranks, root))
 
 
 def build(
@@ -143,49 +152,24 @@ def build(
     return schedule_for(collective, algorithm, ranks, root=root), layout
 
 
-# Card checks ask for the same few schedules again and again. The largest at
-# CACHE_MAX_RANKS ranks has 2·255·256 rows, about 4 MB with its cached keys, so the cache
-# holds at most ~70 MB; bigger schedules (up to 2 million rows at 1024 ranks) are rebuilt.
-CACHE_MAX_RANKS = 256
-CACHE_SIZE = 16
-
-
-def schedule_for(collective: Collective, algorithm: str, ranks: int, *, root: int = 0) -> Schedule:
-    """The schedule of ``algorithm`` for ``collective`` on ``ranks`` ranks. It depends on
-    neither the element count nor the split sizes (the layout does), so one serves every
-    size. Up to ``CACHE_MAX_RANKS`` ranks they come from a bounded cache, shared between
-    callers: like every schedule, their arrays are read-only."""
-    if ranks <= CACHE_MAX_RANKS:
-        return _cached_schedule(collective, algorithm, ranks, root)
-    return build_schedule(collective, algorithm, ranks, root)
-
-
-@lru_cache(maxsize=CACHE_SIZE)
-def _cached_schedule(collective: Collective, algorithm: str, ranks: int, root: int) -> Schedule:
-    return build_schedule(collective, algorithm, ranks, root)
-
-
-def build_schedule(collective: Collective, algorithm: str, ranks: int, root: int) -> Schedule:
-    """The schedule of ``algorithm`` for ``collective``, built afresh (uncached)."""
+def build_structure(collective: Collective, algorithm: str, ranks: int, root: int) -> Structure:
+    """The phases of ``algorithm`` for ``collective``, built afresh (uncached)."""
     n = ranks
     fold = Fold(n)
-    nblocks = _block_count(collective, algorithm, n, fold)
-    b = ScheduleBuilder(n, 2 * n if collective is C.ALL_TO_ALL else nblocks)
-    every = np.arange(nblocks)
+    nblocks = block_count(collective, algorithm, n)
+    b = StructureBuilder(n, slot_count(collective, algorithm, n))
 
-    def rel_blocks(lo: np.ndarray, hi: np.ndarray) -> BlockLists:
-        counts, rel = spans(lo, hi)
-        return BlockLists(counts, (rel + root) % n)
+    def rel_blocks(lo: np.ndarray, hi: np.ndarray) -> Spans:
+        return Spans.rotated(lo, hi, root, n)
 
-    def all_blocks(first: np.ndarray, *_: object) -> BlockLists:
-        return same_blocks(len(first), every)
+    def all_blocks(first: np.ndarray, *_: object) -> Spans:
+        return Spans.whole(len(first), nblocks)
 
-    def own_block(r: np.ndarray) -> BlockLists:
-        return rows_of(r[:, None])
+    def own_block(r: np.ndarray) -> Spans:
+        return Spans.single(r)
 
-    def all_but_own(r: np.ndarray) -> BlockLists:
-        q = np.arange(n - 1)[None, :]
-        return rows_of(q + (q >= r[:, None]))
+    def all_but_own(r: np.ndarray) -> Spans:
+        return Spans.all_but(r, n)
 
     key = (collective, algorithm)
     if key == (C.BROADCAST, "direct"):
@@ -226,8 +210,8 @@ def build_schedule(collective: Collective, algorithm: str, ranks: int, root: int
     elif key == (C.ALL_REDUCE, "rabenseifner"):
         # p′ blocks, new rank i owns block i.
         fold.fold_in(b, all_blocks, reduce=True)
-        halving_rounds(b, fold, spans)
-        doubling_rounds(b, fold, spans, reduce=False)
+        halving_rounds(b, fold, Spans.one)
+        doubling_rounds(b, fold, Spans.one, reduce=False)
         fold.fold_out(b, all_blocks)
     elif key == (C.ALL_GATHER, "recursive_doubling"):
         fold.fold_in(b, own_block, reduce=False)
@@ -240,56 +224,34 @@ def build_schedule(collective: Collective, algorithm: str, ranks: int, root: int
     elif key == (C.ALL_REDUCE, "double_binary_tree"):
         double_tree_all_reduce(b)
     elif key == (C.ALL_TO_ALL, "pairwise"):
-        pairwise_rounds(b)
+        b.add_pairwise()
     else:
         raise AssertionError(key)
     return b.build()
 
 
-def _block_count(collective: Collective, algorithm: str, ranks: int, fold: Fold) -> int:
-    if collective in (C.BROADCAST, C.REDUCE, C.ALL_REDUCE):
-        return {
-            "scatter_allgather": ranks,
-            "reduce_scatter_gather": ranks,
-            "ring": ranks,
-            "rabenseifner": fold.power,
-            "double_binary_tree": 2,
-        }.get(algorithm, 1)
-    return ranks  # the per-rank pieces; all_to_all adds its receive slots in _layout
-
-
-def layout_for(
-    collective: Collective,
-    algorithm: str,
-    ranks: int,
-    count: int,
-    *,
-    root: int = 0,
-    split_sizes: np.ndarray | None = None,
-) -> Layout:
-    """The block layout of ``algorithm`` for ``count`` elements per rank (the schedule of
-    an algorithm does not depend on the count, so one schedule serves every size)."""
-    nblocks = _block_count(collective, algorithm, ranks, Fold(ranks))
-    return _layout(collective, ranks, count, root, nblocks, split_sizes)
-
-
-def build_hierarchical(nodes: int, gpus_per_node: int, count: int) -> tuple[Schedule, Layout]:
-    """Schedule and layout of the hierarchical all-reduce (see :mod:`.hierarchical`)."""
+def hierarchical_structure(nodes: int, gpus_per_node: int) -> Structure:
+    """The phases of the hierarchical all-reduce (see :mod:`.hierarchical`)."""
     n = nodes * gpus_per_node
-    nblocks = n
-    every = np.arange(nblocks)
-    layout = uniform(n, balanced(count, nblocks), _everyone(n, every), _everyone(n, every))
-    if n <= CACHE_MAX_RANKS:
-        return _cached_hierarchical(nodes, gpus_per_node), layout
-    return _build_hierarchical(nodes, gpus_per_node), layout
-
-
-@lru_cache(maxsize=CACHE_SIZE)
-def _cached_hierarchical(nodes: int, gpus_per_node: int) -> Schedule:
+    if n <= STRUCTURE_CACHE_MAX_RANKS:
+        return _cached_hierarchical(nodes, gpus_per_node)
     return _build_hierarchical(nodes, gpus_per_node)
 
 
-def _build_hierarchical(nodes: int, gpus_per_node: int) -> Schedule:
-    b = ScheduleBuilder(nodes * gpus_per_node, nodes * gpus_per_node)
+def build_hierarchical(nodes: int, gpus_per_node: int, count: int) -> tuple[Schedule, Layout]:
+    """Schedule and layout of the hierarchical all-reduce."""
+    n = nodes * gpus_per_node
+    layout = layout_for(C.ALL_REDUCE, "hierarchical", n, count)
+    return rows_of(hierarchical_structure(nodes, gpus_per_node)), layout
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _cached_hierarchical(nodes: int, gpus_per_node: int) -> Structure:
+    return _build_hierarchical(nodes, gpus_per_node)
+
+
+def _build_hierarchical(nodes: int, gpus_per_node: int) -> Structure:
+    n = nodes * gpus_per_node
+    b = StructureBuilder(n, n)
     hierarchical_all_reduce(b, nodes, gpus_per_node)
     return b.build()

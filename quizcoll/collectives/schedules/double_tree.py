@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from quizcoll.collectives.schedule import ScheduleBuilder
+from quizcoll.collectives.structure import Spans, StructureBuilder
 
 
 def tree_one_parents(ranks: int) -> np.ndarray:
@@ -61,7 +61,7 @@ def depths_and_heights(parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return depth, height
 
 
-def double_tree_all_reduce(builder: ScheduleBuilder) -> None:
+def double_tree_all_reduce(builder: StructureBuilder) -> None:
     """Append the reduce-up and broadcast-down rounds of both trees (block t on tree t)."""
     n = builder.ranks
     if n < 2:
@@ -69,7 +69,6 @@ def double_tree_all_reduce(builder: ScheduleBuilder) -> None:
     trees = [tree_one_parents(n), tree_two_parents(n)]
     shapes = [depths_and_heights(p) for p in trees]
     up_rounds = max(int(h.max()) for _, h in shapes)
-    down_rounds = max(int(d.max()) for d, _ in shapes)
     # every non-root v of tree t: up in round height[v], down in round up + depth[v] − 1;
     # within a round, tree one's rows come first, each tree's in rank order
     rounds, ranks, trees_of, src, dst, reduce = [], [], [], [], [], []
@@ -88,10 +87,10 @@ def double_tree_all_reduce(builder: ScheduleBuilder) -> None:
             reduce.append(np.full(len(v), red))
     rnd, block = np.concatenate(rounds), np.concatenate(trees_of)
     order = np.lexsort((np.concatenate(ranks), block, rnd))  # by round, tree, then rank v
-    builder.add_ragged_rounds(
-        np.bincount(rnd, minlength=up_rounds + down_rounds),
+    builder.add_message_rounds(
+        rnd[order],
         np.concatenate(src)[order],
         np.concatenate(dst)[order],
-        block[order],
-        reduce=np.concatenate(reduce)[order],
+        Spans.single(block[order]),
+        np.concatenate(reduce)[order],
     )

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from quizcoll.collectives.schedule import ScheduleBuilder
 from quizcoll.collectives.schedules.ring import all_gather_rounds, reduce_scatter_rounds
+from quizcoll.collectives.structure import StructureBuilder
 
 
-def hierarchical_all_reduce(builder: ScheduleBuilder, nodes: int, gpus_per_node: int) -> None:
+def hierarchical_all_reduce(builder: StructureBuilder, nodes: int, gpus_per_node: int) -> None:
     g, b = gpus_per_node, nodes
     rank = np.arange(b)[:, None] * g + np.arange(g)[None, :]  # (node, local)
     intra_groups = (np.arange(g)[:, None] * b + np.arange(b)[None, :])[None, :, :]

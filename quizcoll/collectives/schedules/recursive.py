@@ -18,12 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from quizcoll.collectives.schedule import BlockLists, ScheduleBuilder, spans
+from quizcoll.collectives.structure import Spans, StructureBuilder
 
 # Blocks that messages carry, given the new-rank groups ``lo[k] … hi[k] − 1`` they serve.
-GroupBlocks = Callable[[np.ndarray, np.ndarray], BlockLists]
+GroupBlocks = Callable[[np.ndarray, np.ndarray], Spans]
 # Blocks that messages carry, given the original rank each message is about.
-RankBlocks = Callable[[np.ndarray], BlockLists]
+RankBlocks = Callable[[np.ndarray], Spans]
 
 
 @dataclass(frozen=True)
@@ -59,22 +59,22 @@ class Fold:
             return (2 * newrank, 2 * newrank + 1)
         return (newrank + self.extra,)
 
-    def represented_blocks(self, lo: np.ndarray, hi: np.ndarray) -> BlockLists:
+    def represented_blocks(self, lo: np.ndarray, hi: np.ndarray) -> Spans:
         """Blocks numbered by original rank, for the new-rank groups ``lo … hi − 1``."""
-        return spans(self.first_represented(lo), self.first_represented(hi))
+        return Spans.one(self.first_represented(lo), self.first_represented(hi))
 
     def folded(self) -> np.ndarray:
         """The even ranks ``2i`` (``i < e``) that fold into their odd neighbour."""
         return 2 * np.arange(self.extra, dtype=np.int64)
 
-    def fold_in(self, builder: ScheduleBuilder, blocks_of: RankBlocks, *, reduce: bool) -> None:
+    def fold_in(self, builder: StructureBuilder, blocks_of: RankBlocks, *, reduce: bool) -> None:
         """Extra first round: rank ``2i`` sends ``blocks_of(2i)`` to ``2i + 1``."""
         if not self.extra:
             return
         evens = self.folded()
         builder.add_messages(evens, evens + 1, blocks_of(evens), reduce=reduce)
 
-    def fold_out(self, builder: ScheduleBuilder, blocks_for: RankBlocks) -> None:
+    def fold_out(self, builder: StructureBuilder, blocks_for: RankBlocks) -> None:
         """Extra last round: rank ``2i + 1`` sends ``blocks_for(2i)`` back to ``2i``."""
         if not self.extra:
             return
@@ -83,7 +83,7 @@ class Fold:
 
 
 def doubling_rounds(
-    builder: ScheduleBuilder, fold: Fold, blocks_of_groups: GroupBlocks, *, reduce: bool
+    builder: StructureBuilder, fold: Fold, blocks_of_groups: GroupBlocks, *, reduce: bool
 ) -> None:
     """Rounds with distance 1, 2, 4 …: new rank ``i`` exchanges with ``i xor mask`` the
     blocks of its aligned group of ``mask`` new ranks (all-gather: the group's own
@@ -100,7 +100,7 @@ def doubling_rounds(
         mask <<= 1
 
 
-def halving_rounds(builder: ScheduleBuilder, fold: Fold, blocks_of_groups: GroupBlocks) -> None:
+def halving_rounds(builder: StructureBuilder, fold: Fold, blocks_of_groups: GroupBlocks) -> None:
     """Reduce-scatter by recursive halving: at distance p′/2, p′/4 … 1 new rank ``i``
     sends its partner's half of its current range and combines the half it keeps."""
     p = fold.power

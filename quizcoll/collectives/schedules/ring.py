@@ -5,15 +5,16 @@ Several rings may run side by side (one per node in a hierarchical all-reduce). 
 In reduce-scatter round ``s`` member ``p`` sends group ``(p − 1 − s) mod L`` to member
 ``p + 1``, which combines it, so after ``L − 1`` rounds member ``p`` holds group ``p``
 fully reduced (the torch order: rank ``r`` gets chunk ``r``). In all-gather round ``s``
-member ``p`` forwards group ``(p − s) mod L``. Rounds are built as arrays, so a 1024-rank
-ring costs a few numpy calls per round, not Python loops over ranks.
+member ``p`` forwards group ``(p − s) mod L``. A ring phase is kept as its members and
+groups (:class:`~quizcoll.collectives.structure.RingRounds`), O(N) numbers for its
+(N − 1)·N transfers; rows are laid out only when a schedule is run or traced.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from quizcoll.collectives.schedule import ScheduleBuilder
+from quizcoll.collectives.structure import StructureBuilder
 
 
 def flat_ring(ranks: int) -> tuple[np.ndarray, np.ndarray]:
@@ -21,29 +22,11 @@ def flat_ring(ranks: int) -> tuple[np.ndarray, np.ndarray]:
     return np.arange(ranks)[None, :], np.arange(ranks)[None, :, None]
 
 
-def _rounds(
-    builder: ScheduleBuilder, rings: np.ndarray, groups: np.ndarray, *, reduce: bool
-) -> None:
-    count, length = rings.shape
-    if length < 2:
-        return
-    width = groups.shape[-1]
-    groups = np.broadcast_to(groups, (count, length, width))
-    lag = 1 if reduce else 0
-    rounds = np.arange(length - 1)[:, None]
-    sent_group = (np.arange(length)[None, :] - lag - rounds) % length  # (rounds, length)
-    # blocks[s, i, p, w]: block w of the group member p of ring i sends in round s
-    blocks = groups[np.arange(count)[None, :, None], sent_group[:, None, :], :]
-    src = np.repeat(rings, width, axis=1).reshape(1, -1)
-    dst = np.repeat(np.roll(rings, -1, axis=1), width, axis=1).reshape(1, -1)
-    builder.add_rounds(src, dst, blocks.reshape(length - 1, -1), reduce=reduce)
-
-
-def reduce_scatter_rounds(builder: ScheduleBuilder, rings: np.ndarray, groups: np.ndarray) -> None:
+def reduce_scatter_rounds(builder: StructureBuilder, rings: np.ndarray, groups: np.ndarray) -> None:
     """Append the ``L − 1`` reduce-scatter rounds of every ring."""
-    _rounds(builder, rings, groups, reduce=True)
+    builder.add_ring(rings, groups, reduce=True)
 
 
-def all_gather_rounds(builder: ScheduleBuilder, rings: np.ndarray, groups: np.ndarray) -> None:
+def all_gather_rounds(builder: StructureBuilder, rings: np.ndarray, groups: np.ndarray) -> None:
     """Append the ``L − 1`` all-gather rounds of every ring."""
-    _rounds(builder, rings, groups, reduce=False)
+    builder.add_ring(rings, groups, reduce=False)

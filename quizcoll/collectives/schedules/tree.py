@@ -13,12 +13,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from quizcoll.collectives.schedule import BlockLists, ScheduleBuilder
+from quizcoll.collectives.structure import Spans, StructureBuilder
 
 # Blocks that messages carry, given the rank each message goes to or comes from.
-RankBlocks = Callable[[np.ndarray], BlockLists]
+RankBlocks = Callable[[np.ndarray], Spans]
 # Blocks that messages carry, given the subtrees ``lo[k] … hi[k] − 1`` (relative ranks).
-SubtreeBlocks = Callable[[np.ndarray, np.ndarray], BlockLists]
+SubtreeBlocks = Callable[[np.ndarray, np.ndarray], Spans]
 
 
 def _levels(ranks: int) -> int:
@@ -31,7 +31,7 @@ def _others(ranks: int, root: int) -> np.ndarray:
     return r + (r >= root)
 
 
-def direct_from_root(builder: ScheduleBuilder, root: int, blocks_for: RankBlocks) -> None:
+def direct_from_root(builder: StructureBuilder, root: int, blocks_for: RankBlocks) -> None:
     """One round: the root sends ``blocks_for(r)`` to every other rank ``r``."""
     if builder.ranks < 2:
         return
@@ -40,7 +40,7 @@ def direct_from_root(builder: ScheduleBuilder, root: int, blocks_for: RankBlocks
 
 
 def direct_to_root(
-    builder: ScheduleBuilder, root: int, blocks_for: RankBlocks, *, reduce: bool
+    builder: StructureBuilder, root: int, blocks_for: RankBlocks, *, reduce: bool
 ) -> None:
     """One round: every other rank ``r`` sends ``blocks_for(r)`` to the root."""
     if builder.ranks < 2:
@@ -49,7 +49,7 @@ def direct_to_root(
     builder.add_messages(others, np.full_like(others, root), blocks_for(others), reduce=reduce)
 
 
-def binomial_down(builder: ScheduleBuilder, root: int, blocks_for_subtree: SubtreeBlocks) -> None:
+def binomial_down(builder: StructureBuilder, root: int, blocks_for_subtree: SubtreeBlocks) -> None:
     """Root-down binomial rounds; ``blocks_for_subtree(lo, hi)`` names the blocks sent
     to the subtrees of relative ranks ``lo..hi−1`` (all blocks for broadcast, that
     subtree's own blocks for scatter)."""
@@ -65,7 +65,7 @@ def binomial_down(builder: ScheduleBuilder, root: int, blocks_for_subtree: Subtr
 
 
 def binomial_up(
-    builder: ScheduleBuilder, root: int, blocks_for_subtree: SubtreeBlocks, *, reduce: bool
+    builder: StructureBuilder, root: int, blocks_for_subtree: SubtreeBlocks, *, reduce: bool
 ) -> None:
     """Leaves-up binomial rounds; a subtree of relative ranks ``lo..hi−1`` sends
     ``blocks_for_subtree(lo, hi)`` to its parent (copy for gather, combine for reduce)."""

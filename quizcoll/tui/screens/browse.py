@@ -1,4 +1,5 @@
-"""Browse: a searchable, filterable table of every card, a preview, suspend and unsuspend."""
+"""Browse: a searchable, filterable, sortable table of every card; a preview with the card's
+review history; suspend and unsuspend; the leeches."""
 
 from __future__ import annotations
 
@@ -17,10 +18,10 @@ from deck.errors import DeckError
 from deck.instances import draw, render_front
 from deck.scheduler import format_interval
 from quizcoll.tui.screens.base import QuizScreen
-from quizcoll.tui.services.browse import BrowseRow, filter_rows, rows
-from quizcoll.tui.services.summary import card_records, set_suspended
+from quizcoll.tui.services.browse import SORTS, BrowseRow, filter_rows, history_markdown, rows
+from quizcoll.tui.services.summary import card_history, card_records, set_suspended
 
-NARROW = 100
+NARROW = 140  # below this the preview goes under the table: the table needs ~100 columns
 PREVIEW_SEED = 0
 
 
@@ -38,16 +39,21 @@ def _due(row: BrowseRow, now: datetime) -> Text:
 class BrowseScreen(QuizScreen):
     """Every card, searchable; the highlighted one previewed."""
 
+    HELP_NAME = "Browse"  # its section of the help screen
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("slash", "search", "Search", key_display="/"),
         Binding("exclamation_mark", "toggle_suspend", "Suspend/unsuspend", key_display="!"),
+        Binding("s", "sort", "Sort"),
+        Binding("L", "leeches", "Leeches", show=False),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.all_rows: list[BrowseRow] = []
         self.shown: list[BrowseRow] = []
+        self.sort = next(iter(SORTS))  # file order
 
     def compose(self) -> ComposeResult:
         yield Input(
@@ -65,7 +71,8 @@ class BrowseScreen(QuizScreen):
     def on_mount(self) -> None:
         table = self.query_one("#browse-table", DataTable)
         for label in ("id", "deck", "type", "due", "stab.", "lapses", "tags"):
-            table.add_column(label, key=label)
+            # "suspended" and "in 10.5mo" fit, whatever the first rows shown held
+            table.add_column(label, key=label, width=10 if label == "due" else None)
         table.focus()
         self.reload()
 
@@ -93,7 +100,7 @@ class BrowseScreen(QuizScreen):
     def apply_filter(self) -> None:
         query = self.query_one("#browse-search", Input).value.lstrip("/")
         now = self.now
-        self.shown = filter_rows(self.all_rows, query, now)
+        self.shown = SORTS[self.sort](filter_rows(self.all_rows, query, now), now)
         table = self.query_one("#browse-table", DataTable)
         keep = table.cursor_row
         table.clear()
@@ -111,7 +118,8 @@ class BrowseScreen(QuizScreen):
                 key=row.card.id,
             )
         self.query_one("#browse-count", Static).update(
-            f"{len(self.shown)} of {len(self.all_rows)} cards · ! suspends or unsuspends"
+            f"{len(self.shown)} of {len(self.all_rows)} cards · sorted by {self.sort} (s) · "
+            "! suspends or unsuspends · L the leeches"
         )
         if self.shown:
             table.move_cursor(row=min(keep, len(self.shown) - 1))
@@ -132,7 +140,8 @@ class BrowseScreen(QuizScreen):
         if 0 <= event.cursor_row < len(self.shown):
             self._preview(self.shown[event.cursor_row])
 
-    def _preview(self, row: BrowseRow) -> None:
+    @work(exclusive=True, group="browse-preview")
+    async def _preview(self, row: BrowseRow) -> None:
         card = row.card
         instance = draw(card, PREVIEW_SEED, self.quiz.registry)
         parts = [f"### {card.id}", render_front(card, instance)]
@@ -150,7 +159,31 @@ class BrowseScreen(QuizScreen):
         if row.leech:
             meta += " · leech"
         parts.append(meta)
-        self.query_one("#browse-card", Markdown).update("\n\n".join(parts))
+        try:
+            reviews = await self.quiz.db.call(card_history, card.id)
+        except DeckError as exc:
+            reviews = []
+            parts.append(f"*History unavailable:* {exc}")
+        parts.append(history_markdown(reviews))
+        await self.query_one("#browse-card", Markdown).update("\n\n".join(parts))
+
+    def action_sort(self) -> None:
+        """s: the next sort order (file order, due, lapses, stability, id)."""
+        names = list(SORTS)
+        self.sort = names[(names.index(self.sort) + 1) % len(names)]
+        self.apply_filter()
+
+    def action_leeches(self) -> None:
+        """L: the leech list (cards that lapsed too often and were suspended)."""
+        self.query_one("#browse-search", Input).value = "is:leech"
+
+    def palette_commands(self) -> list[tuple[str, str, object]]:
+        from functools import partial
+
+        return [
+            ("Sort the cards", "Browse  [s]", partial(self.run_action, "sort")),
+            ("Show the leeches", "Browse  [L]", partial(self.run_action, "leeches")),
+        ]
 
     def action_search(self) -> None:
         self.query_one("#browse-search", Input).focus()

@@ -1,4 +1,5 @@
-"""Help: every action with its key, from the same table as the command palette."""
+"""Help: the keys of the screen it is opened on, and those that work everywhere, from the
+same tables as the command palette."""
 
 from __future__ import annotations
 
@@ -30,19 +31,26 @@ def _section(title: str, rows: list[tuple[str, str]]) -> Group:
     return Group(Text(title, style="bold underline"), table, Text(""))
 
 
-def help_table(extra: Mapping[str, Sequence[tuple[str, str]]] | None = None) -> Group:
-    """Every key: the app's actions, then each screen's own keys, with ``extra`` keys of a
-    screen that apply only now (the review's lab keys under a revealed answer)."""
+def help_table(
+    screen: str = "Home", extra: Mapping[str, Sequence[tuple[str, str]]] | None = None
+) -> Group:
+    """The keys of ``screen`` (a :data:`SCREEN_KEYS` name, or "Home"), with ``extra`` keys
+    that apply only now (the review's lab keys under a revealed answer), then the keys
+    that work everywhere."""
     extra = extra or {}
-    app_rows = [
-        (a.key, f"{a.title}: {a.help}" + ("" if a.where == "home" else "  (any screen)"))
-        for a in ACTIONS
-    ]
-    sections = [_section("Home and everywhere", app_rows)]
-    sections += [
-        _section(screen, [*keys, *extra.get(screen, ())]) for screen, keys in SCREEN_KEYS.items()
-    ]
-    return Group(*sections, Text("escape or ? closes this help", style="dim"))
+    everywhere = [(a.key, f"{a.title}: {a.help}") for a in ACTIONS if a.where == "app"]
+    everywhere += list(SCREEN_KEYS["Everywhere"])
+    if screen == "Home" or screen not in SCREEN_KEYS:
+        own = [(a.key, f"{a.title}: {a.help}") for a in ACTIONS if a.where == "home"]
+        title = "Home"
+    else:
+        own = [*SCREEN_KEYS[screen], *extra.get(screen, ())]
+        title = screen
+    return Group(
+        _section(title, own),
+        _section("Everywhere", everywhere),
+        Text("escape or ? closes this help", style="dim"),
+    )
 
 
 class HelpScreen(ModalScreen[None]):
@@ -54,11 +62,14 @@ class HelpScreen(ModalScreen[None]):
         Binding("q", "dismiss", "Close", show=False),
     ]
 
-    def __init__(self, extra: Mapping[str, Sequence[tuple[str, str]]] | None = None) -> None:
+    def __init__(
+        self, screen: str = "Home", extra: Mapping[str, Sequence[tuple[str, str]]] | None = None
+    ) -> None:
         super().__init__()
+        self.screen_name = screen
         self.extra = dict(extra or {})
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help") as box:
-            box.border_title = "quizcoll keys"
-            yield Static(help_table(self.extra))
+            box.border_title = f"quizcoll keys · {self.screen_name}"
+            yield Static(help_table(self.screen_name, self.extra))

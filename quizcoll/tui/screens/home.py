@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.columns import Columns
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -12,31 +13,35 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Footer, Header, Static
 
 from deck.errors import DeckError
+from deck.scheduler import format_interval
 from quizcoll.tui.actions import ACTIONS
 from quizcoll.tui.screens.base import QuizScreen
 from quizcoll.tui.services.summary import HomeSummary, home_summary
 
 
-def _menu() -> Text:
-    text = Text()
+def _menu() -> Columns:
+    """The home keys, laid out in columns: an entry never breaks across lines."""
+    items = []
     for a in ACTIONS:
         if a.where != "home":
             continue
-        if text:
-            text.append("   ")
-        text.append(f" {a.key} ", style="bold reverse")
-        text.append(f" {a.title}")
-    return text
+        item = Text()
+        item.append(f" {a.key} ", style="bold reverse")
+        item.append(f" {a.title}")
+        items.append(item)
+    return Columns(items, padding=(0, 2))
 
 
 class HomeScreen(QuizScreen):
     """The first screen: decks and today's work."""
 
-    # At 80 columns the footer holds seven keys; practise is in the menu above it instead
-    # (and in help and the palette).
+    # At 80 columns the footer holds seven keys; practise, custom study and settings are in
+    # the menu above it instead (and in help and the palette).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "app.review", "Review"),
         Binding("p", "app.practise", "Practise", show=False),
+        Binding("c", "app.custom_study", "Custom study", show=False),
+        Binding("o", "app.settings", "Settings", show=False),
         Binding("b", "app.browse", "Browse"),
         Binding("l", "app.lab", "Lab"),
         Binding("m", "app.memory", "Memory"),
@@ -114,6 +119,9 @@ class HomeScreen(QuizScreen):
             today.append(" left")
         else:
             today.append("all done", style="bold green")
+        if s.next_due is not None:
+            wait = format_interval(s.next_due - self.quiz.env.clock())
+            today.append(f" · next in {wait}", style="dim")
         today.append(" · streak ")
         today.append(f"{s.streak_days} day{'s' if s.streak_days != 1 else ''}", style="bold")
         if s.retention is not None:

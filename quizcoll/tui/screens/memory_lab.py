@@ -38,6 +38,10 @@ def _field(label: str, widget: Select | Input, kind: str = "") -> Vertical:
     return Vertical(Label(label), widget, classes=f"field field-{kind}" if kind else "field")
 
 
+def _flash_label(on: bool) -> str:
+    return "FlashAttn on" if on else "FlashAttn off"
+
+
 def _both(n: float) -> str:
     return units.format_bytes_both(n)
 
@@ -84,6 +88,12 @@ def verdict(result: MemoryResult) -> Text:
     if est.kv_bytes_per_token:
         text.append(f" · KV {units.format_bytes(est.kv_bytes_per_token)}/token")
     text.append(f" · context {est.context:,} × batch {est.batch}")
+    if 0 < result.model_max_context < est.context:
+        text.append(
+            f"\n⚠ context {est.context:,} is beyond the {result.model_max_context:,} tokens "
+            "the model was trained for (the memory is computed all the same)",
+            style="bold yellow",
+        )
     if not est.flash_attention:
         text.append(" · no FlashAttention: the T² score matrix is materialised", style="yellow")
     return text
@@ -91,6 +101,8 @@ def verdict(result: MemoryResult) -> Text:
 
 class MemoryLabScreen(QuizScreen):
     """Size a deployment: does this model fit?"""
+
+    HELP_NAME = "Memory lab"  # its section of the help screen
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
@@ -170,7 +182,12 @@ class MemoryLabScreen(QuizScreen):
             )
             yield _field("context", Input(d.context, compact=True, id="mem-context"), "mid")
             yield _field("batch", Input(str(d.batch), type="integer", compact=True, id="mem-batch"))
-            yield Checkbox("FlashAttn", value=d.flash_attention, compact=True, id="mem-flash")
+            yield Checkbox(
+                _flash_label(d.flash_attention),
+                value=d.flash_attention,
+                compact=True,
+                id="mem-flash",
+            )
             yield Button("Compute", id="mem-run", variant="primary", compact=True)
         yield Static("", id="mem-status")
         with VerticalScroll(classes="lab-body"):
@@ -208,6 +225,15 @@ class MemoryLabScreen(QuizScreen):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.action_compute()
+
+    @on(Checkbox.Changed, "#mem-flash")
+    def _flash_changed(self, event: Checkbox.Changed) -> None:
+        event.checkbox.label = _flash_label(event.value)  # said in words, not only by colour
+
+    @on(Input.Changed, "#mem-config")
+    def _config_changed(self, event: Input.Changed) -> None:
+        # A config.json path replaces the catalog model: the dropdown says so by going dim.
+        self.query_one("#mem-model", Select).disabled = bool(event.value.strip())
 
     @on(Select.Changed, "#mem-dtype")
     def _dtype_changed(self, event: Select.Changed) -> None:

@@ -3,6 +3,9 @@ and the executable's live result, then the four ratings with their intervals.
 
 Under a revealed answer whose live result a lab can replay, ``l`` (a collective) or ``m``
 (a catalog model's memory) opens that lab on the card's values, over the review.
+``h`` shows the card's hint, ``!`` suspends (after asking), ``-`` buries until tomorrow,
+``ctrl+o`` opens the card's YAML in ``$EDITOR``; ``u`` undoes the last of these steps.
+At the end, a summary of the session.
 
 Database steps run on the database thread and checking in a worker thread, so the
 screen never waits; a rating is acknowledged only once it is committed.
@@ -15,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
+from rich.table import Table
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
@@ -22,14 +26,17 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Input, Markdown, ProgressBar, Static
 
-from deck.checking import answer_sentence
+from deck.checking import answer_dim, answer_sentence
 from deck.errors import DeckError
+from deck.examples import answer_hint
 from deck.model import CardType, Rating
 from quizcoll.tui.screens.base import QuizScreen
+from quizcoll.tui.screens.confirm import ConfirmScreen
 from quizcoll.tui.services.review import Presented, ReviewSession
-from quizcoll.tui.widgets.answer_input import AnswerInput
+from quizcoll.tui.widgets.answer_input import PASS_WHEN_EMPTY, AnswerInput
 from quizcoll.tui.widgets.rating_bar import NAMES, RatingBar
 from quizcoll.tui.widgets.result_view import ResultView
+from quizcoll.tui.widgets.session_summary import render_summary
 
 if TYPE_CHECKING:
     from quizcoll.tui.services.lab import LabRequest
@@ -37,11 +44,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-PLACEHOLDERS = {
-    CardType.NUMERIC: "your answer with its unit, e.g. 3.5 GiB — Enter checks, space reveals",
-    CardType.FORMULA: "an expression in the card's variables — Enter checks, space reveals",
-    CardType.CHOICE: "option letter(s), e.g. b or a,c — Enter checks, space reveals",
-}
+KEYS_HINT = "Enter checks, space reveals"
 
 
 # The four ratings share one footer entry ("1234 Rate") so the footer fits in 80 columns;
@@ -52,8 +55,43 @@ LAB_KEYS = {
     "open_lab": ("l", "step through this card's collective in the simulation lab"),
     "open_memory_lab": ("m", "open this card's model and setting in the memory lab"),
 }
+# Actions about the card on screen: none applies once the session is done.
+_CARD_ACTIONS = frozenset(
+    {
+        "reveal",
+        "rate",
+        "edit",
+        "hint",
+        "suspend",
+        "bury",
+        "edit_card",
+        "open_lab",
+        "open_memory_lab",
+        "no_lab",
+    }
+)
 RETRY_HINT = "e or tab: try again · space: show the answer · 1–4: rate"
 EMPTY_HINT = "Type an answer, then Enter — or press space to show the answer."
+
+
+def _options_table(options: list[str]) -> Table:
+    """The choice options, the letter in its own column so a wrapped option's text lines
+    up under its first line, not under its letter."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True)
+    table.add_column()
+    for i, option in enumerate(options):
+        table.add_row(Text(f" {chr(ord('a') + i)} ", style="bold reverse"), option)
+    return table
+
+
+def _pass_keys(p: Presented) -> frozenset[str]:
+    """The keys an empty answer box leaves to the screen for this card: ``h`` only where
+    the card has a hint and no formula variable starts with an h."""
+    variables = [v.name for v in p.card.variables]
+    if p.card.hint and not any(name.startswith("h") for name in variables):
+        return PASS_WHEN_EMPTY | {"h"}
+    return PASS_WHEN_EMPTY
 
 
 def _sentence(text: str) -> str:
@@ -63,6 +101,8 @@ def _sentence(text: str) -> str:
 
 class ReviewScreen(QuizScreen):
     """One review or practice session."""
+
+    HELP_NAME = "Review"  # its section of the help screen
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
@@ -74,16 +114,33 @@ class ReviewScreen(QuizScreen):
         Binding("u", "undo", "Undo"),
         Binding("e", "edit", "Try again", show=False),
         Binding("tab", "tab", "Try again / next field", show=False),
+        Binding("h", "hint", "Hint"),
+        Binding("h", "no_hint", show=False),
         Binding("exclamation_mark", "suspend", "Suspend", key_display="!"),
-        # Offered only under a live result a lab can replay (see check_action).
+        Binding("minus", "bury", "Bury until tomorrow", key_display="-", show=False),
+        Binding("ctrl+o", "edit_card", "Edit the card", show=False),
+        # Offered only under a live result a lab can replay (see check_action); on any
+        # other card the same key says why nothing opens.
         Binding("l", "open_lab", "Lab"),
+        Binding("l", "no_lab('simulation')", show=False),
         Binding("m", "open_memory_lab", "Memory lab"),
+        Binding("m", "no_lab('memory')", show=False),
+        # A long answer scrolls from the rating buttons too.
+        Binding("pagedown", "scroll('page_down')", show=False),
+        Binding("pageup", "scroll('page_up')", show=False),
+        Binding("down,j", "scroll('down')", show=False),
+        Binding("up,k", "scroll('up')", show=False),
+        Binding("end", "scroll('end')", show=False),
+        Binding("home", "scroll('home')", show=False),
     ]
 
-    def __init__(self, deck: str | None = None, *, practice: bool = False) -> None:
+    def __init__(
+        self, deck: str | None = None, *, practice: bool = False, tag: str | None = None
+    ) -> None:
         super().__init__()
         self.deck = deck
         self.practice = practice
+        self.tag = tag
         self.session: ReviewSession | None = None
         self.busy = False
 
@@ -94,6 +151,7 @@ class ReviewScreen(QuizScreen):
         with VerticalScroll(id="review-body"):
             yield Markdown("", id="front")
             yield Static("", id="options")
+            yield Static("", id="hint")
             yield AnswerInput(id="answer")
             yield Static("", id="verdict")
             yield Markdown("", id="solution")
@@ -103,7 +161,15 @@ class ReviewScreen(QuizScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        for selector in ("#options", "#verdict", "#solution", "#result", "#ratings", "#answer"):
+        for selector in (
+            "#options",
+            "#hint",
+            "#verdict",
+            "#solution",
+            "#result",
+            "#ratings",
+            "#answer",
+        ):
             self.query_one(selector).display = False
         self.query_one("#done", Static).display = False
         self.start()
@@ -117,6 +183,8 @@ class ReviewScreen(QuizScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Grey out keys that do nothing now (shown dimmed in the footer)."""
         p = self.current
+        if p is None and self.session is not None and action != "undo" and action in _CARD_ACTIONS:
+            return False  # the session is done: its summary has no card to act on
         if action == "rate":
             return True if p is not None and p.answered else None
         if action == "reveal":
@@ -124,14 +192,22 @@ class ReviewScreen(QuizScreen):
                 return False  # a lab key takes its place in an 80-column footer
             return True if p is not None and not p.revealed else None
         if action == "undo":
-            return True if self.session and self.session.committed else None
+            return True if self.session and self.session.actions else None
         if action == "edit":
             return True if p is not None and p.retryable else None
-        if action == "suspend":
+        if action in ("suspend", "bury", "edit_card"):
             return True if p is not None else None
+        if action == "hint":
+            # Shown only on a card that has a hint, until its answer is on screen.
+            return p is not None and bool(p.card.hint) and not p.revealed
         if action in LAB_KEYS:
             # Hidden (not just dimmed) where it does not apply: most cards have no lab.
             return self._lab_preset(action) is not None
+        if action == "no_hint":
+            return p is not None and not p.card.hint
+        if action == "no_lab":
+            wanted = "open_lab" if parameters == ("simulation",) else "open_memory_lab"
+            return p is not None and self._lab_preset(wanted) is None
         return True
 
     def _lab_preset(self, action: str) -> LabRequest | MemoryRequest | None:
@@ -155,6 +231,23 @@ class ReviewScreen(QuizScreen):
         preset = self._lab_preset("open_memory_lab")
         if preset is not None:
             self.quiz.open_lab_over(preset)
+
+    def action_no_lab(self, which: str) -> None:
+        """l or m where that lab cannot replay this card: say so instead of doing nothing."""
+        p = self.current
+        if p is None:
+            return
+        if not p.revealed:
+            self.notify(f"The {which} lab opens under a revealed answer.", timeout=3)
+        else:
+            self.notify(f"The {which} lab cannot replay this card's answer.", timeout=3)
+
+    def action_no_hint(self) -> None:
+        self.notify("This card has no hint.", timeout=3)
+
+    def action_scroll(self, where: str) -> None:
+        body = self.query_one("#review-body", VerticalScroll)
+        getattr(body, f"scroll_{where}")(animate=False)
 
     def help_keys(self) -> list[tuple[str, str]]:
         """This screen's keys that apply only now, for the help screen."""
@@ -180,8 +273,11 @@ class ReviewScreen(QuizScreen):
             ("reveal", "Show the answer", "space"),
             ("edit", "Try again", "e or tab"),
             *((f"rate({int(r)})", f"Rate {NAMES[r]}", str(int(r))) for r in Rating),
-            ("undo", "Undo the last rating", "u"),
+            ("undo", "Undo the last step", "u"),
+            ("hint", "Show the hint", "h"),
             ("suspend", "Suspend this card", "!"),
+            ("bury", "Bury this card until tomorrow", "-"),
+            ("edit_card", "Edit this card in $EDITOR", "ctrl+o"),
             ("open_lab", "Open this collective in the simulation lab", "l"),
             ("open_memory_lab", "Open this model in the memory lab", "m"),
         ]
@@ -207,6 +303,7 @@ class ReviewScreen(QuizScreen):
             quiz.env.seeds,
             deck=self.deck,
             practice=self.practice,
+            tag=self.tag,
             tz=quiz.env.tz,
         )
         session = self.session
@@ -220,7 +317,7 @@ class ReviewScreen(QuizScreen):
     async def _next(self) -> None:
         assert self.session is not None
         p = await self.quiz.db.call(self.session.advance)
-        self._show_card(p)
+        await self._show_card(p)
 
     def _title(self) -> Text:
         s = self.session
@@ -228,8 +325,12 @@ class ReviewScreen(QuizScreen):
         text.append("Practice" if self.practice else "Review", style="bold")
         if self.deck:
             text.append(f" · {self.deck}")
+        if self.tag:
+            text.append(f" · tag {self.tag}")
         if s and s.current:
-            text.append(f" · {s.current.card.deck} · {s.kind_label()}", style="dim")
+            # the card's deck only where the session mixes decks
+            where = "" if self.deck else f" · {s.current.card.deck}"
+            text.append(f"{where} · {s.kind_label()}", style="dim")
         if s:
             text.append(f"  {s.done}/{s.total}")
         return text
@@ -241,43 +342,35 @@ class ReviewScreen(QuizScreen):
             bar.update(total=max(s.total, 1), progress=s.done)
         self.query_one("#review-title", Static).update(self._title())
 
-    def _show_card(self, p: Presented | None) -> None:
+    async def _show_card(self, p: Presented | None) -> None:
         self._update_progress()
         answer = self.query_one("#answer", AnswerInput)
-        for selector in ("#verdict", "#solution", "#result", "#ratings", "#options"):
+        for selector in ("#verdict", "#solution", "#result", "#ratings", "#options", "#hint"):
             self.query_one(selector).display = False
         self.query_one("#result", ResultView).links = None  # no lab key until it is revealed
         done = self.query_one("#done", Static)
         front = self.query_one("#front", Markdown)
+        # The previous card's answer must never show under this one: the worked answer is
+        # emptied (while hidden) before anything of the new card appears.
+        await self.query_one("#solution", Markdown).update("")
         if p is None:
             front.display = False
             answer.display = False
-            done.display = True
-            s = self.session
-            count = s.done if s else 0
-            message = Text()
-            message.append("Session done. ", style="bold green")
-            message.append(f"{count} rating{'s' if count != 1 else ''} saved.")
-            if not count:
-                message = Text("Nothing is due now. ", style="bold")
-                message.append("Practise (p on the home screen) reviews ahead.", style="")
-            message.append("\nescape: home · u: undo the last rating", style="dim")
-            done.update(message)
-            self.refresh_bindings()
+            await self._show_summary(done)
             return
         done.display = False
+        front.display = False  # shown once it holds this card's question, not the last one's
+        await front.update(p.front_markdown())
         front.display = True
-        front.update(p.front_markdown())
         options = p.options()
         if options:
-            text = Text()
-            for i, option in enumerate(options):
-                text.append(f" {chr(ord('a') + i)} ", style="bold reverse")
-                text.append(f" {option}\n")
-            self.query_one("#options", Static).update(text)
+            self.query_one("#options", Static).update(_options_table(options))
             self.query_one("#options").display = True
+        if p.hinted:
+            self._show_hint(p)
         answer.value = ""
         answer.disabled = False
+        answer.pass_keys = _pass_keys(p)
         if p.card.type is CardType.BASIC:
             answer.display = False
             self.query_one("#verdict", Static).update(
@@ -288,10 +381,29 @@ class ReviewScreen(QuizScreen):
             self.query_one("#review-body").focus()
         else:
             answer.display = True
-            answer.placeholder = PLACEHOLDERS.get(p.card.type, "your answer")
+            # The example matches the card's quantity: a size, a time, a formula in its names.
+            dim = answer_dim(p.card, self.quiz.registry)
+            answer.placeholder = f"{answer_hint(p.card, dim)} — {KEYS_HINT}"
             answer.focus()
         self.query_one("#review-body", VerticalScroll).scroll_home(animate=False)
         self.refresh_bindings()
+
+    async def _show_summary(self, done: Static) -> None:
+        """The end of the session: what it did and when the next card is due."""
+        assert self.session is not None
+        summary = await self.quiz.db.call(self.session.summary)
+        env = self.quiz.env
+        done.update(render_summary(summary, env.clock(), env.tz, practice=self.practice))
+        done.display = True
+        self.query_one("#review-body").focus()
+        self.refresh_bindings()
+
+    def _show_hint(self, p: Presented) -> None:
+        box = self.query_one("#hint", Static)
+        text = Text("Hint: ", style="bold")
+        text.append(p.hint_text())
+        box.update(text)
+        box.display = True
 
     def _verdict_text(self, p: Presented) -> Text:
         """The verdict; while a wrong answer can be retried, without the answer."""
@@ -315,7 +427,7 @@ class ReviewScreen(QuizScreen):
             text.append(f"\n{RETRY_HINT}", style="dim")
         return text
 
-    def _show_verdict(
+    async def _show_verdict(
         self, p: Presented, intervals: dict[Rating, str], focus: Rating | None = None
     ) -> None:
         verdict = p.verdict
@@ -329,8 +441,8 @@ class ReviewScreen(QuizScreen):
         # The answer, its worked solution and the live result wait until it is revealed.
         solution = verdict.solution.strip() if p.revealed else ""
         md = self.query_one("#solution", Markdown)
+        await md.update(solution)  # filled before it is shown: no other card's answer flashes
         md.display = bool(solution)
-        md.update(solution)
         run = p.card.answer.computation.run if p.card.answer and p.card.answer.computation else ""
         result = self.query_one("#result", ResultView)
         result.show(p.solution if p.revealed else None, run, self.quiz.registry)
@@ -344,7 +456,7 @@ class ReviewScreen(QuizScreen):
     async def _after_answer(self, p: Presented, focus: Rating | None = None) -> None:
         assert self.session is not None
         intervals = await self.quiz.db.call(self.session.preview)
-        self._show_verdict(p, intervals, focus)
+        await self._show_verdict(p, intervals, focus)
 
     # -- events and actions ---------------------------------------------------------------
 
@@ -365,6 +477,16 @@ class ReviewScreen(QuizScreen):
             return
         self.check(event.value)
 
+    def _show_unreadable(self, p: Presented, message: str) -> None:
+        """Text that is not an answer: say where reading failed; no attempt, nothing shown."""
+        if p.answered:
+            self.notify(message, timeout=5)
+            return
+        box = self.query_one("#verdict", Static)
+        box.update(Text(message, style="italic"))
+        box.set_classes("-hint")
+        box.display = True
+
     @work(exclusive=True, group="review")
     async def check(self, text: str) -> None:
         session = self.session
@@ -373,7 +495,10 @@ class ReviewScreen(QuizScreen):
         p = session.current
 
         async def step() -> None:
-            if await asyncio.to_thread(session.check, text) is not None:
+            verdict = await asyncio.to_thread(session.check, text)
+            if verdict is not None and verdict.invalid:
+                self._show_unreadable(p, verdict.message)
+            elif verdict is not None:
                 await self._after_answer(p)
 
         await self._guarded(step)
@@ -434,14 +559,14 @@ class ReviewScreen(QuizScreen):
     @work(exclusive=True, group="review")
     async def action_undo(self) -> None:
         session = self.session
-        if session is None or not session.committed:
+        if session is None or not session.actions:
             self.notify("Nothing to undo in this session.", timeout=3)
             return
 
         async def step() -> None:
-            p = await self.quiz.db.call(session.undo)
-            self._show_card(p)
-            self.notify(f"Undone: {p.card.id} is back", timeout=3)
+            p, what = await self.quiz.db.call(session.undo)
+            await self._show_card(p)
+            self.notify(f"Undone: the {what} of {p.card.id}; the card is back", timeout=3)
             if p.answered:
                 await self._after_answer(p)
                 answer = self.query_one("#answer", AnswerInput)
@@ -450,18 +575,98 @@ class ReviewScreen(QuizScreen):
 
         await self._guarded(step)
 
+    def action_suspend(self) -> None:
+        """!: suspend the card on screen, once confirmed (it is next to the rating keys)."""
+        p = self.current
+        if p is None:
+            return
+        card_id = p.card.id
+
+        def answered(yes: bool | None) -> None:
+            if yes and self.current is not None and self.current.card.id == card_id:
+                self._flag("suspend")
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Suspend {card_id}?",
+                "It leaves every queue until you unsuspend it in Browse (u undoes this).",
+            ),
+            answered,
+        )
+
+    def action_bury(self) -> None:
+        """-: hide the card on screen until the next review day."""
+        if self.current is not None:
+            self._flag("bury")
+
     @work(exclusive=True, group="review")
-    async def action_suspend(self) -> None:
+    async def _flag(self, what: str) -> None:
         session = self.session
         if session is None or session.current is None:
             return
 
         async def step() -> None:
-            card_id = await self.quiz.db.call(session.suspend)
-            self.notify(f"Suspended {card_id} (unsuspend it in Browse)", timeout=4)
+            if what == "suspend":
+                card_id = await self.quiz.db.call(session.suspend)
+                note = f"Suspended {card_id} (unsuspend it in Browse; u undoes)"
+            else:
+                card_id = await self.quiz.db.call(session.bury)
+                note = f"Buried {card_id} until tomorrow (u undoes)"
+            self.notify(note, timeout=4)
             await self._next()
 
         await self._guarded(step)
+
+    def action_hint(self) -> None:
+        """h: the card's hint, before answering (the review is logged as hinted)."""
+        session = self.session
+        p = self.current
+        if session is None or p is None:
+            return
+        if not p.card.hint:
+            self.notify("This card has no hint.", timeout=3)
+            return
+        session.hint()
+        self._show_hint(p)
+        self.refresh_bindings()
+
+    @work(exclusive=True, group="review")
+    async def action_edit_card(self) -> None:
+        """ctrl+o: the card's YAML in $EDITOR at its line; on return the file is loaded and
+        the card checked again, and it is asked afresh (its schedule is keyed on the id)."""
+        from quizcoll.collection import card_file
+        from quizcoll.tui.services.editor import reload_card
+
+        session, p = self.session, self.current
+        if session is None or p is None:
+            return
+        card = p.card
+        path = card_file(card)
+        if not path.is_file():
+            self.quiz.report(f"{path}: the card's file is not there to edit", title="Edit")
+            return
+        status = await self.quiz.edit_file(path, card.location.line)
+        if status != 0:
+            self.quiz.report(f"the editor exited with status {status}", title="Edit")
+        reloaded = await asyncio.to_thread(
+            reload_card, path, card.location.path, card.id, self.quiz.registry
+        )
+        for line in reloaded.problems[:5]:
+            self.quiz.report(line, title="Card problem")
+        if reloaded.card is None:
+            self.quiz.report(
+                f"{card.id} is no longer in {card.location.path}; this session keeps the old "
+                f"text. Its history stays under {card.id}: `quizcoll rename {card.id} NEW_ID` "
+                "carries it to a new id.",
+                title="Edit",
+            )
+            return
+        self.quiz.replace_card(reloaded.card)
+        fresh = session.replace_card(reloaded.card)
+        if fresh is not None and fresh.card is reloaded.card:
+            await self._show_card(fresh)
+        if not reloaded.problems:
+            self.notify(f"Reloaded {card.id}: no problem found", timeout=3)
 
     def action_edit(self) -> None:
         """Back to the answer box for another attempt, the previous text selected (typing

@@ -60,6 +60,8 @@ def _field(label: str, widget: Select | Input, name: str) -> Vertical:
 class SimLabScreen(QuizScreen):
     """Step through a simulated collective."""
 
+    HELP_NAME = "Simulation lab"  # its section of the help screen
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("ctrl+r", "run", "Run"),
@@ -158,6 +160,13 @@ class SimLabScreen(QuizScreen):
     def _algorithm_changed(self, event: Select.Changed) -> None:
         self.query_one("#lab-nodes", Input).disabled = event.value != HIERARCHICAL
 
+    @on(Select.Changed)
+    def _rerun(self) -> None:
+        """A new choice in a dropdown runs again at once, as the memory lab does (typed
+        fields wait for Enter)."""
+        if self.is_mounted and self.lab is not None:
+            self.action_run()
+
     def request(self) -> LabRequest:
         """The request the controls describe; raises ValueError with a readable message."""
         ranks_text = self.query_one("#lab-ranks", Input).value.strip()
@@ -211,9 +220,14 @@ class SimLabScreen(QuizScreen):
         try:
             req = self.request()
         except ValueError as exc:
-            self.notify(str(exc), title="Simulation lab", severity="error")
+            self._error(str(exc))
             return
         self.simulate(req)
+
+    def _error(self, message: str) -> None:
+        """A refused run: said in the status line (which stays) and in a toast."""
+        self.query_one("#lab-status", Static).update(Text(message, style="bold red"))
+        self.notify(message, title="Simulation lab", severity="error", markup=False)
 
     @work(exclusive=True, group="lab")
     async def simulate(self, req: LabRequest) -> None:
@@ -223,8 +237,7 @@ class SimLabScreen(QuizScreen):
         try:
             lab = await asyncio.to_thread(simulate, req, rng)
         except CollectiveError as exc:
-            status.update(Text(str(exc), style="bold red"))
-            self.notify(str(exc), title="Simulation lab", severity="error")
+            self._error(str(exc))
             return
         self.lab = lab
         self.query_one("#lab-steps", StepView).load(lab)
@@ -253,7 +266,9 @@ class SimLabScreen(QuizScreen):
         sent = lab.sent_so_far[-1]
         text.append(f"\nmax sent/rank {units.format_bytes(float(sent.max()))}")
         text.append(f" · total {units.format_bytes(float(sent.sum()))}")
-        links = f"{req.link}/{req.inter_link}" if req.algorithm == HIERARCHICAL else req.link
+        links = req.link_label()
+        if req.algorithm == HIERARCHICAL:
+            links = f"{links}/{req.inter_link}"
         text.append(f" · time {_seconds(lab.time_s)} ({links})")
         if lab.algbw is not None and lab.busbw is not None:
             text.append(f" · algbw {units.format_rate(lab.algbw)}")

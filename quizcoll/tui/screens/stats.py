@@ -130,6 +130,8 @@ def render_stats(view: StatsView, deck: str | None = None, width: int = 76) -> G
 class StatsScreen(QuizScreen):
     """Statistics from the review database."""
 
+    HELP_NAME = "Statistics"  # its section of the help screen
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("r", "refresh_stats", "Refresh"),
@@ -149,6 +151,8 @@ class StatsScreen(QuizScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        # The plots take the focus, so PageDown scrolls them at once (not after a Tab).
+        self.query_one("#stats-body").focus()
         self.action_refresh_stats()
 
     def on_screen_resume(self) -> None:

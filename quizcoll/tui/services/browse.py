@@ -1,5 +1,8 @@
 """Browse: one row per card with its review state, and the search language that filters them.
 
+Rows sort by file order, due time, lapses, stability or id (:data:`SORTS`); the
+preview lists a card's stored reviews (:func:`history_markdown`).
+
 A query is words (all must appear in the id, front, deck or tags) and filters:
 ``deck:NAME``, ``tag:NAME``, ``type:numeric``, ``is:due``, ``is:new``, ``is:suspended``,
 ``is:leech``. Matching is case-insensitive.
@@ -7,12 +10,12 @@ A query is words (all must appear in the id, front, deck or tags) and filters:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from deck.model import Card
-from deck.store import CardRecord
+from deck.store import CardRecord, Review
 
 
 @dataclass(frozen=True)
@@ -78,3 +81,46 @@ def matches(row: BrowseRow, query: str, now: datetime) -> bool:
 
 def filter_rows(all_rows: Sequence[BrowseRow], query: str, now: datetime) -> list[BrowseRow]:
     return [r for r in all_rows if matches(r, query, now)]
+
+
+def _due_key(row: BrowseRow, now: datetime) -> tuple[int, datetime]:
+    due = row.due_at()
+    # suspended last, new after every scheduled card, the rest soonest first
+    return (2 if row.suspended else 1 if due is None else 0, due or now)
+
+
+SORTS: dict[str, Callable[[Sequence[BrowseRow], datetime], list[BrowseRow]]] = {
+    "file order": lambda rs, now: list(rs),
+    "due": lambda rs, now: sorted(rs, key=lambda r: _due_key(r, now)),
+    "lapses": lambda rs, now: sorted(rs, key=lambda r: -(r.record.state.lapses if r.record else 0)),
+    "stability": lambda rs, now: sorted(
+        rs, key=lambda r: (r.record.state.stability or 0.0) if r.record else 0.0
+    ),
+    "id": lambda rs, now: sorted(rs, key=lambda r: r.card.id),
+}
+
+HISTORY_SHOWN = 10
+
+
+def history_markdown(reviews: Sequence[Review]) -> str:
+    """A card's reviews, newest first, as a Markdown table (at most :data:`HISTORY_SHOWN`)."""
+    if not reviews:
+        return "**History:** never reviewed"
+    lines = [
+        f"**History:** {len(reviews)} review(s)",
+        "",
+        "| when (UTC) | rating | answer | |",
+        "|---|---|---|---|",
+    ]
+    for r in list(reversed(reviews))[:HISTORY_SHOWN]:
+        verdict = {True: "right", False: "wrong", None: "self-graded"}[r.correct]
+        notes = [verdict] + (["hint"] if r.hinted else []) + (["practice"] if r.practice else [])
+        answer = (r.answer or "").replace("|", "\\|").replace("`", "'")
+        lines.append(
+            f"| {r.reviewed_at:%Y-%m-%d %H:%M} | {r.rating.name.capitalize()} | "
+            f"`{answer}` | {', '.join(notes)} |"
+            if answer
+            else f"| {r.reviewed_at:%Y-%m-%d %H:%M} | {r.rating.name.capitalize()} | | "
+            f"{', '.join(notes)} |"
+        )
+    return "\n".join(lines)

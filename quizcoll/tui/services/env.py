@@ -36,6 +36,12 @@ class AppEnv:
     seeds: SeedSource = random_seed
     config: Config | None = None  # None: read the user's config.toml
     tz: tzinfo | None = None  # None: the system's local zone
+    # Runs an editor on (file, line) and returns its exit status; None: $EDITOR, with the
+    # terminal handed over to it.
+    editor: Callable[[Path, int], int] | None = None
+    # Where settings (and the theme) are saved; None: the user's config.toml. Tests pass
+    # a temporary file, or leave ``config`` set so that nothing is read or written.
+    config_path: Path | None = None
 
 
 def fixed_seeds(*seeds: int) -> SeedSource:

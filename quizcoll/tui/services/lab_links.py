@@ -9,6 +9,7 @@ cannot show that answer as asked, so the review offers a lab key only where it w
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -66,6 +67,13 @@ def _int(value: Any) -> int | None:
     return None
 
 
+def _positive(value: Any) -> float | None:
+    """A card's own link value (α in s, B in bytes/s), or None to keep the preset's."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) and value > 0 else None
+
+
 def sim_request(
     run: str, args: Mapping[str, Any], result: Mapping[str, Any] | None = None
 ) -> LabRequest | None:
@@ -113,6 +121,8 @@ def sim_request(
         root=root,
         link=link if link in PRESETS and algorithm != HIERARCHICAL else "nvlink",
         nodes=nodes if algorithm == HIERARCHICAL else 1,
+        latency=_positive(args.get("latency")),
+        bandwidth=_positive(args.get("bandwidth")),
     )
     try:
         layout_only(req)  # refuses what the lab would refuse (bad root, nodes, dtype, size)

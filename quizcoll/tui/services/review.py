@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 
-from deck.checking import Solution, Verdict, check_answer, reveal, solve
+from deck.checking import Solution, Verdict, check_answer, give_up, reveal, solve
 from deck.instances import Instance, draw, render_front, render_options, render_text
 from deck.model import Card, CardType, Rating
-from deck.queue import EntryKind, QueueEntry, build_queue, practice_queue
+from deck.queue import EntryKind, QueueEntry, build_queue, day_bounds, practice_queue
 from deck.registry import Registry
 from deck.scheduler import CardState, Config, Scheduler, format_interval
-from deck.store import Review, Store
+from deck.store import CardRecord, Review, Store
 from quizcoll.tui.services.env import Clock, SeedSource
 
 
@@ -37,6 +37,7 @@ class Presented:
     # Whether the exact answer is on screen: a wrong answer keeps it hidden so that it
     # can be retried, until the user asks for it (space) or rates.
     revealed: bool = False
+    hinted: bool = False  # the hint was shown (logged with the review)
 
     @property
     def card(self) -> Card:
@@ -63,6 +64,10 @@ class Presented:
         marked = {k: f"`{v}`" for k, v in self.instance.shown.items()}
         return render_text(self.card.front, replace(self.instance, shown=marked))
 
+    def hint_text(self) -> str:
+        """The card's hint for this instance ("" when it has none)."""
+        return render_text(self.card.hint, self.instance).strip() if self.card.hint else ""
+
     def options(self) -> list[str]:
         if self.card.type is not CardType.CHOICE:
             return []
@@ -87,6 +92,31 @@ class Committed:
     presented: Presented
 
 
+@dataclass(frozen=True)
+class Flagged:
+    """A card suspended or buried in this session; undoing it restores ``before``."""
+
+    presented: Presented
+    what: str  # "suspended" or "buried"
+    before: CardRecord | None
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """What a session did, for the screen at its end."""
+
+    reviewed: int
+    correct: int
+    wrong: int
+    self_graded: int
+    hinted: int
+    seconds: float  # time spent on the rated cards
+    next_due: datetime | None  # the next card of this session's scope to come due
+    leeches: tuple[str, ...]  # cards that became leeches (and were suspended) now
+    suspended: tuple[str, ...]
+    buried: tuple[str, ...]
+
+
 class ReviewSession:
     """One sitting: the queue of cards, the card on screen, and the reviews committed."""
 
@@ -100,6 +130,7 @@ class ReviewSession:
         *,
         deck: str | None = None,
         practice: bool = False,
+        tag: str | None = None,
         tz: tzinfo | None = None,
     ) -> None:
         self.cards = list(cards)
@@ -109,11 +140,17 @@ class ReviewSession:
         self.seeds = seeds
         self.deck = deck
         self.practice = practice
+        self.tag = tag
         self.tz = tz
         self.queue: list[QueueEntry] = []
         self.current: Presented | None = None
-        self.committed: list[Committed] = []
+        self.actions: list[Committed | Flagged] = []  # in order; undo takes the last
         self.planned = 0  # cards in the queue when the session started, plus any re-queued
+
+    @property
+    def committed(self) -> list[Committed]:
+        """The ratings stored in this session, in order."""
+        return [a for a in self.actions if isinstance(a, Committed)]
 
     # -- database steps (run with the store on the database thread) -----------------------
 
@@ -126,7 +163,7 @@ class ReviewSession:
     def _entries(self, store: Store) -> list[QueueEntry]:
         now = self.clock()
         if self.practice:
-            return practice_queue(self.cards, store, self.config, now, deck=self.deck)
+            return practice_queue(self.cards, store, self.config, now, deck=self.deck, tag=self.tag)
         return build_queue(self.cards, store, self.config, now, deck=self.deck, tz=self.tz)
 
     def advance(self, store: Store) -> Presented | None:
@@ -179,62 +216,134 @@ class ReviewSession:
             seed=p.instance.seed,
             practice=self.practice,
             leech_threshold=self.config.for_deck(p.card.deck).leech_threshold,
+            hinted=p.hinted,
         )
-        self.committed.append(Committed(review, p))
+        self.actions.append(Committed(review, p))
         self.current = None
         return review
 
-    def undo(self, store: Store) -> Presented:
-        """Remove the last rating of this session and put its card back on screen, answered."""
-        if not self.committed:
+    def undo(self, store: Store) -> tuple[Presented, str]:
+        """Take back the session's last action (a rating, a suspension or a burial) and put
+        its card back on screen as it was; returns the card and what was undone."""
+        if not self.actions:
             raise LookupError("nothing to undo in this session")
-        last = self.committed[-1]
-        store.undo(last.review.id)
-        self.committed.pop()
+        last = self.actions[-1]
+        if isinstance(last, Committed):
+            store.undo(last.review.id)
+            what = f"rating {last.review.rating.name.capitalize()}"
+        else:
+            before = last.before
+            deck = last.presented.card.deck
+            store.suspend(last.presented.card.id, bool(before and before.suspended), deck=deck)
+            store.bury(last.presented.card.id, before.buried_until if before else None, deck=deck)
+            what = "suspension" if last.what == "suspended" else "burial"
+        self.actions.pop()
         if self.current is not None:
             self.queue.insert(0, self.current.entry)
         restored = last.presented
-        restored.entry = replace(restored.entry, state=last.review.before.state)
-        restored.outcomes = {}
+        if isinstance(last, Committed):
+            restored.entry = replace(restored.entry, state=last.review.before.state)
+            restored.outcomes = {}
         self.current = restored
-        return restored
+        return restored, what
+
+    def _flag(self, store: Store, what: str) -> Flagged:
+        p = self._require()
+        before = store.card(p.card.id)
+        if what == "suspended":
+            store.suspend(p.card.id, True, deck=p.card.deck)
+        else:
+            now = self.clock()
+            _, tomorrow = day_bounds(now, self.config.for_deck(p.card.deck).rollover_hour, self.tz)
+            store.bury(p.card.id, tomorrow, deck=p.card.deck)
+        flagged = Flagged(p, what, before)
+        self.actions.append(flagged)
+        self.current = None
+        return flagged
 
     def suspend(self, store: Store) -> str:
         """Suspend the card on screen (it leaves every queue); returns its id."""
+        return self._flag(store, "suspended").presented.card.id
+
+    def bury(self, store: Store) -> str:
+        """Hide the card on screen until the next review day; returns its id."""
+        return self._flag(store, "buried").presented.card.id
+
+    def summary(self, store: Store) -> SessionSummary:
+        """What this session did, and when the next card of its scope comes due."""
+        from quizcoll.tui.services.summary import next_due
+
+        reviews = [c.review for c in self.committed]
+        flagged = [a for a in self.actions if isinstance(a, Flagged)]
+        scope = [c for c in self.cards if self.deck is None or c.deck == self.deck]
+        return SessionSummary(
+            reviewed=len(reviews),
+            correct=sum(r.correct is True for r in reviews),
+            wrong=sum(r.correct is False for r in reviews),
+            self_graded=sum(r.correct is None for r in reviews),
+            hinted=sum(r.hinted for r in reviews),
+            seconds=sum((r.duration_ms or 0) for r in reviews) / 1000,
+            next_due=next_due(store, scope, self.clock()),
+            leeches=tuple(r.card_id for r in reviews if r.after.leech and not r.before.leech),
+            suspended=tuple(f.presented.card.id for f in flagged if f.what == "suspended"),
+            buried=tuple(f.presented.card.id for f in flagged if f.what == "buried"),
+        )
+
+    def replace_card(self, card: Card) -> Presented | None:
+        """Use the edited ``card`` (same id) from now on; the card on screen, if it is that
+        card, is asked afresh with the same seed (its schedule is keyed on the id)."""
+        self.cards = [card if c.id == card.id else c for c in self.cards]
+        self.queue = [replace(e, card=card) if e.card.id == card.id else e for e in self.queue]
+        p = self.current
+        if p is None or p.card.id != card.id:
+            return p
+        self.current = Presented(
+            replace(p.entry, card=card), draw(card, p.instance.seed), p.shown_at
+        )
+        return self.current
+
+    def hint(self) -> str:
+        """Show the hint of the card on screen ("" when it has none); logged with its rating."""
         p = self._require()
-        store.suspend(p.card.id, True, deck=p.card.deck)
-        self.current = None
-        return p.card.id
+        text = p.hint_text()
+        if text:
+            p.hinted = True
+        return text
 
     # -- pure steps -----------------------------------------------------------------------
 
     def check(self, text: str) -> Verdict | None:
         """Judge ``text`` for the card on screen (runs its executable once per instance).
 
-        A blank answer is not an attempt: it changes nothing and returns None.
-        A wrong answer keeps the exact answer hidden (see :attr:`Presented.revealed`).
+        A blank answer is not an attempt: it changes nothing and returns None. Nor is text
+        that cannot be read (:attr:`Verdict.invalid`): its verdict says where reading failed
+        and nothing else changes. A wrong answer keeps the exact answer hidden (see
+        :attr:`Presented.revealed`).
         """
         p = self._require()
         if not text.strip():
             return None
         if p.revealed and p.verdict is not None:
             return p.verdict  # the answer is on screen: another attempt would prove nothing
-        p.attempts += 1
-        p.answers.append(text)
         if p.solution is None:
             p.solution = solve(p.card, p.instance, self.registry)
         elapsed = (self.clock() - p.shown_at).total_seconds()
-        p.verdict = check_answer(
+        verdict = check_answer(
             p.card,
             p.instance,
             text,
             self.registry,
-            attempts=p.attempts,
+            attempts=p.attempts + 1,
             elapsed_s=elapsed,
             solution=p.solution,
         )
-        p.revealed = bool(p.verdict.correct)
-        return p.verdict
+        if verdict.invalid:
+            return verdict
+        p.attempts += 1
+        p.answers.append(text)
+        p.verdict = verdict
+        p.revealed = bool(verdict.correct)
+        return verdict
 
     def reveal(self) -> Verdict:
         """Show the answer: a self-graded card's back, the answer to a wrong attempt
@@ -249,15 +358,7 @@ class ReviewSession:
             return p.verdict
         if p.solution is None:
             p.solution = solve(p.card, p.instance, self.registry)
-        p.verdict = Verdict(
-            False,
-            "",
-            p.solution.text,
-            p.solution.markdown(),
-            Rating.AGAIN,
-            f"Revealed: the answer is {p.solution.text}.",
-            p.solution,
-        )
+        p.verdict = give_up(p.card, p.instance, self.registry, p.solution)
         return p.verdict
 
     # -- progress -------------------------------------------------------------------------

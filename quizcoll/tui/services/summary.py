@@ -11,7 +11,7 @@ from deck.model import Card
 from deck.queue import EntryKind, build_queue
 from deck.scheduler import Config
 from deck.stats import DeckSeries, Stats, compute_stats, deck_series
-from deck.store import CardRecord, Store
+from deck.store import CardRecord, Review, Store
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,7 @@ class HomeSummary:
     retention: float | None
     due_now: int
     new_now: int
+    next_due: datetime | None = None  # the earliest card not due yet (learning or review)
 
     @property
     def left_today(self) -> int:
@@ -46,7 +47,8 @@ def home_summary(
     stats = compute_stats(store, cards, config, now, tz=tz)
     queue = build_queue(cards, store, config, now, tz=tz)
     new = Counter(e.card.deck for e in queue if e.kind is EntryKind.NEW)
-    due = Counter(e.card.deck for e in queue if e.kind is not EntryKind.NEW)
+    # Learning cards within the learn-ahead window are not due yet: they do not count.
+    due = Counter(e.card.deck for e in queue if e.due_now)
     counts = dict(stats.decks)
     names = sorted({c.deck for c in cards})
     rows = tuple(
@@ -66,7 +68,23 @@ def home_summary(
         retention=stats.retention,
         due_now=sum(due.values()),
         new_now=sum(new.values()),
+        next_due=next_due(store, cards, now),
     )
+
+
+def next_due(store: Store, cards: Sequence[Card], now: datetime) -> datetime | None:
+    """When the next card of ``cards`` that is not due yet comes due (None: none is waiting)."""
+    ids = {c.id for c in cards}
+    waiting = [
+        r.state.due
+        for r in store.cards().values()
+        if r.card_id in ids
+        and not r.suspended
+        and not r.orphaned
+        and r.state.due is not None
+        and r.state.due > now
+    ]
+    return min(waiting, default=None)
 
 
 @dataclass(frozen=True)
@@ -112,3 +130,7 @@ def card_records(store: Store) -> dict[str, CardRecord]:
 
 def set_suspended(store: Store, card: Card, suspended: bool) -> CardRecord:
     return store.suspend(card.id, suspended, deck=card.deck)
+
+
+def card_history(store: Store, card_id: str) -> list[Review]:
+    return store.reviews(card_id)

@@ -1,7 +1,9 @@
-"""The answer box: an Input that leaves ``space`` and ``u`` to the screen while it is empty.
+"""The answer box: an Input that leaves ``space``, ``u`` and ``!`` (and ``h`` on a card
+with a hint) to the screen while it is empty.
 
 An answer never starts with a space, and right after a rating the box is empty, so
-``space`` (reveal) and ``u`` (undo) keep working without leaving the box.
+``space`` (reveal), ``u`` (undo), ``!`` (suspend) and ``h`` (hint) keep working without
+leaving the box. ``-`` (bury) does not: a negative answer starts with it.
 """
 
 from __future__ import annotations
@@ -9,15 +11,18 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import Input
 
-PASS_WHEN_EMPTY = frozenset({" ", "u"})
+PASS_WHEN_EMPTY = frozenset({" ", "u", "!"})  # no answer starts with these
 
 
 class AnswerInput(Input):
     """Where the answer is typed; Enter checks it."""
 
+    # The keys an empty box leaves to the screen (the review sets it per card).
+    pass_keys: frozenset[str] = PASS_WHEN_EMPTY
+
     def passes(self, character: str | None) -> bool:
         """Whether this key goes to the screen's bindings instead of into the box."""
-        return not self.value and character in PASS_WHEN_EMPTY
+        return not self.value and character in self.pass_keys
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         if self.passes(character):

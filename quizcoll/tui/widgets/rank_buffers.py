@@ -60,6 +60,21 @@ def render_step(lab: LabRun, view: int) -> Table:
     return table
 
 
+def shown_note(lab: LabRun) -> Text | None:
+    """What the grid leaves out, said plainly (it draws at most 16 ranks × 16 blocks)."""
+    parts = []
+    if lab.ranks > MAX_RANKS:
+        parts.append(f"ranks 0–{MAX_RANKS - 1} of {lab.ranks}")
+    if lab.chunks > MAX_CHUNKS:
+        parts.append(f"blocks 0–{MAX_CHUNKS - 1} of {lab.chunks}")
+    if not parts:
+        return None
+    return Text(
+        f"The grid shows {' and '.join(parts)}; the transfers, bytes and times count them all.",
+        style="italic yellow",
+    )
+
+
 def render_transfers(lab: LabRun, view: int, limit: int = 16) -> Text:
     """The transfers of round ``view − 1``, compactly: ``0→1 b5 +128.00 KiB``."""
     out = Text()

@@ -12,7 +12,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from quizcoll.tui.services.lab import LabRun
-from quizcoll.tui.widgets.rank_buffers import legend, render_step, render_transfers
+from quizcoll.tui.widgets.rank_buffers import legend, render_step, render_transfers, shown_note
 
 PLAY_INTERVAL_S = 0.7
 
@@ -49,8 +49,10 @@ class StepView(Static, can_focus=True):
     def watch_view(self, view: int) -> None:
         if self.lab is None:
             return
+        note = shown_note(self.lab)
         self.update(
             Group(
+                *([note] if note is not None else []),
                 render_step(self.lab, view),
                 render_transfers(self.lab, view),
                 legend(),

@@ -1,0 +1,347 @@
+"""NCCL's cost model: latency and bandwidth of every (algorithm, protocol) pair.
+
+Mirrors ``src/tuning/{ring,tree,nvls,collnet,pat}.cc`` of NCCL 2.31.2 (the model NCCL
+uses for Volta to Blackwell; Rubin has a separate pipeline model, not covered here).
+For each pair the tuner fixes, at communicator creation, a latency (µs) and a bandwidth
+(GB/s, already converted from bus to algorithm bandwidth); an operation of ``n`` bytes
+then costs ``latency + n / (1000 · bandwidth)`` µs (``ncclTuningGetTime``), after a few
+size-dependent corrections applied by :func:`estimate`. ``n`` is the larger of a rank's
+send and receive buffers (``ncclFuncMaxSendRecvCount``), the nccl-tests size S.
+
+Left out: symmetric-memory and copy-engine kernels (they need registered buffers),
+tuner plugins, ``NCCL_ALGO``/``NCCL_PROTO`` beyond the one algorithm and protocol a
+caller may force, and the fp8 precision penalty.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from quizcoll.collectives.nccl.constants import (
+    BASE_LATENCY,
+    HW_LATENCY,
+    LL_MAX_BW,
+    LL_MAX_BW_ROW_FOR_CPU,
+    NET_OVERHEAD_US,
+    NVLS_EFFICIENCY,
+    PER_CH_MAX_NVLS_TREE_BW,
+    PER_CH_MAX_RING_LL128_BW,
+    PER_CH_MAX_TREE_BW,
+    PER_CH_MAX_TREE_LL128_BW,
+    TREE_CORRECTION,
+    Algorithm,
+    Arch,
+    Func,
+    Hw,
+    Protocol,
+)
+from quizcoll.collectives.nccl.search import Graph, Graphs, Pattern, graphs
+from quizcoll.collectives.nccl.topology import Topology
+
+A, P = Algorithm, Protocol
+
+# the order of NCCL's tuning ids (algorithm-major, protocol-minor): ties go to the later
+ORDER: tuple[tuple[Algorithm, Protocol], ...] = tuple((a, p) for a in A for p in P)
+
+_LL_FACTOR = 0.5  # ring LL: half the bandwidth is flags
+_LL128_FACTOR = 0.92  # ring LL128: 120 of 128 bytes carry data
+_TREE_FACTOR = 0.92
+_TREE_LL_DIVISOR = 3.8
+_TREE_LL128_ONE_NODE = 7.0 / 9.0
+_TREE_LL128_NODES = 120.0 / 128.0
+_TREE_PATTERN_PENALTY = 0.85  # one GPU carries all NIC traffic
+_PAT_FACTOR = 0.75
+_COLLNET_AG_RS_NET = 0.9
+_COLLNET_HOPPER = 0.85
+_COLLNET_ARITY_LAT_US = 0.4  # CollNet Direct: arity serialisation per extra local GPU
+_PAT_LOG_DIVISOR = 3.5
+_PAT_PER_RANK_US = 2.8
+_RING_PLATEAU = 1.4  # sm_80+; 1.9 before
+_RING_PLATEAU_OLD = 1.9
+_PLATEAU_BYTES = 64  # per channel and rank
+_TREE_CORRECTION_SIZES = 23  # log2(bytes/64) < 23 for Tree
+_NVLS_TREE_CORRECTION_SIZES = 24
+SIMPLE_ONLY = "runs the Simple protocol only"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One pair as the tuner sets it up for a collective (``generalLatencies`` and
+    ``generalBandwidths``), or why it is not available (``reason``)."""
+
+    algorithm: Algorithm
+    protocol: Protocol
+    latency_us: float = math.inf
+    bandwidth: float = 0.0  # GB/s: bytes / (1000 · bandwidth) is µs
+    bus_bandwidth: float = 0.0  # GB/s before the bus → algorithm conversion
+    channels: int = 0
+    reason: str = ""
+
+    @property
+    def available(self) -> bool:
+        return not self.reason
+
+
+def log2i(n: int) -> int:
+    """NCCL's ``log2i``: ⌊log2 n⌋, and −1 for 0."""
+    return n.bit_length() - 1
+
+
+def nsteps(func: Func, ranks: int) -> int:
+    """``ncclTuningGetNsteps``: ring steps of one operation."""
+    if func is Func.ALL_REDUCE:
+        return 2 * (ranks - 1)
+    if func in (Func.ALL_GATHER, Func.REDUCE_SCATTER):
+        return ranks - 1
+    return ranks
+
+
+def _scale(topo: Topology) -> int:
+    """``index2``: 0 for one node, 1 for two, 2 beyond."""
+    return min(topo.nodes, 3) - 1
+
+
+def _ll_max_bw(topo: Topology) -> float:
+    row = topo.arch if topo.nodes == 1 else LL_MAX_BW_ROW_FOR_CPU[topo.cpu]
+    return LL_MAX_BW[row][_scale(topo)]
+
+
+def _hw(graph: Graph, topo: Topology) -> tuple[Hw, Hw]:
+    """``ncclTuningGetHwIndexes``: the intra- and inter-node hardware of a graph."""
+    intra = Hw.NVLINK if graph.nvlink else Hw.PCI
+    return intra, (intra if topo.nodes == 1 else Hw.NET)
+
+
+def _ll128_off(graph: Graph, topo: Topology) -> str:
+    """``isLL128Enabled``: LL128 needs NVLink (or a lone GPU) inside the node."""
+    if graph.nvlink or topo.gpus_per_node == 1:
+        return ""
+    return "LL128 needs NVLink between the GPUs of a node (disabled over PCIe)"
+
+
+def _ring(func: Func, proto: Protocol, topo: Topology, g: Graphs) -> Entry:
+    ring, s = g.ring, _scale(topo)
+    cc = topo.gpu.compute_capability
+    if proto is P.LL128 and (off := _ll128_off(ring, topo)):
+        return Entry(A.RING, proto, reason=off)
+    two_nodes_ok = topo.nodes <= 2 and cc < 100
+    bw = ring.bw_intra if topo.nodes == 1 or two_nodes_ok else ring.bw_inter
+    bus = bw * ring.channels
+    if proto is P.LL:
+        bus = min(_ll_max_bw(topo), bus * _LL_FACTOR)
+    if proto is P.LL128:
+        bus = min(bus * _LL128_FACTOR, ring.channels * PER_CH_MAX_RING_LL128_BW[topo.arch][s])
+    steps = nsteps(func, topo.ranks)
+    intra_hw, inter_hw = _hw(ring, topo)
+    intra_lat = HW_LATENCY[intra_hw][A.RING][proto]
+    if topo.nodes == 1:
+        inter_lat = intra_lat
+    elif topo.gpus_per_node == 1:  # latencies fully exposed: the Tree network figure
+        inter_lat = HW_LATENCY[Hw.NET][A.TREE][proto]
+    else:
+        inter_lat = HW_LATENCY[inter_hw][A.RING][proto]
+    lat = BASE_LATENCY[A.RING][proto]
+    if func in (Func.BROADCAST, Func.REDUCE):
+        level = intra_hw if topo.nodes == 1 else inter_hw
+        hop = HW_LATENCY[level][A.RING][proto]
+        if ring.same_channels:
+            lat += hop
+        else:
+            if proto is P.SIMPLE:  # chunk latency
+                hop = HW_LATENCY[level][A.TREE][proto]
+            lat += steps * hop
+    else:
+        overhead = 0.0
+        if topo.nodes > 1:
+            overhead = NET_OVERHEAD_US[topo.cpu] * (3 if proto is P.SIMPLE else 1)
+        intra_lat = max(intra_lat, overhead)
+        inter_steps = 0
+        if topo.nodes > 1:
+            inter_steps = 2 * (topo.nodes - 1) if func is Func.ALL_REDUCE else topo.nodes - 1
+        lat += (steps - inter_steps) * intra_lat + inter_steps * inter_lat
+    algbw = bus * topo.ranks / steps
+    return Entry(A.RING, proto, lat, algbw, bus, ring.channels)
+
+
+def _tree(func: Func, proto: Protocol, topo: Topology, g: Graphs) -> Entry:
+    tree, s = g.tree, _scale(topo)
+    if func is not Func.ALL_REDUCE:
+        return Entry(A.TREE, proto, reason="Tree runs all_reduce only")
+    if proto is P.LL128 and (off := _ll128_off(tree, topo)):
+        return Entry(A.TREE, proto, reason=off)
+    if topo.gpu.compute_capability < 100:
+        bw = tree.bw_intra if topo.nodes <= 2 else tree.bw_inter
+    else:
+        bw = min(tree.bw_inter, tree.bw_intra)
+    bus = bw * tree.channels
+    bus = min(bus * _TREE_FACTOR, tree.channels * PER_CH_MAX_TREE_BW[topo.arch][s])
+    if proto is P.LL:
+        bus = min(bus / _TREE_LL_DIVISOR, _ll_max_bw(topo))
+    if proto is P.LL128:
+        factor = _TREE_LL128_ONE_NODE if topo.nodes == 1 else _TREE_LL128_NODES
+        bus = min(bus * factor, tree.channels * PER_CH_MAX_TREE_LL128_BW[topo.arch][s])
+    if tree.pattern is Pattern.TREE:
+        bus *= _TREE_PATTERN_PENALTY
+    intra_hw, _ = _hw(tree, topo)
+    intra_lat = HW_LATENCY[intra_hw][A.TREE][proto]
+    inter_lat = intra_lat if topo.nodes == 1 else HW_LATENCY[Hw.NET][A.TREE][proto]
+    hops = (topo.gpus_per_node - 1) * intra_lat + log2i(topo.nodes) * inter_lat
+    lat = BASE_LATENCY[A.TREE][proto] + 2 * hops
+    return Entry(A.TREE, proto, lat, bus * 0.5, bus, tree.channels)
+
+
+def _nvls(algo: Algorithm, func: Func, topo: Topology, g: Graphs) -> Entry:
+    proto = P.SIMPLE
+    nvls, s = g.nvls, _scale(topo)
+    if nvls is None or nvls.channels < 2:
+        why = "NVLink SHARP needs an sm_90+ GPU on NVSwitch with 2+ GPUs per node"
+        return Entry(algo, proto, reason=why)
+    if algo is A.NVLS_TREE and topo.nodes == 1:
+        return Entry(algo, proto, reason="NVLSTree spans nodes (single node: NVLS)")
+    if algo is A.NVLS_TREE and func is not Func.ALL_REDUCE:
+        return Entry(algo, proto, reason="NVLSTree runs all_reduce only")
+    if func not in (Func.ALL_REDUCE, Func.ALL_GATHER, Func.REDUCE_SCATTER):
+        return Entry(algo, proto, reason="NVLS runs all_reduce, all_gather, reduce_scatter")
+    if algo is A.NVLS and topo.nodes > 1 and not topo.sharp:
+        why = "NVLS across nodes needs IB SHARP (CollNet); without it NCCL uses NVLSTree"
+        return Entry(algo, proto, reason=why)
+    ch = nvls.channels
+    intra_bw = nvls.bw_intra * NVLS_EFFICIENCY[topo.arch] * (ch - 1) / ch
+    if func is Func.ALL_REDUCE:
+        intra_bw *= 2.0  # all-reduce pipelines a reduce and a multicast
+    else:
+        intra_bw *= (topo.gpus_per_node - 1) / topo.gpus_per_node
+    inter_bw = nvls.bw_inter * (2 if topo.nodes <= 2 and algo is A.NVLS_TREE else 1)
+    cap = PER_CH_MAX_NVLS_TREE_BW[topo.arch][s] if algo is A.NVLS_TREE else math.inf
+    bus = min(intra_bw, inter_bw, cap) * ch
+    algbw = bus * topo.ranks / nsteps(func, topo.ranks) if func is Func.ALL_REDUCE else bus
+    intra_lat = HW_LATENCY[Hw.NVLINK][algo][proto]
+    inter_lat = intra_lat if topo.nodes == 1 else HW_LATENCY[Hw.NET][algo][proto]
+    if algo is A.NVLS:
+        lat = intra_lat + (inter_lat if topo.nodes > 1 else 0.0)
+    else:
+        lat = BASE_LATENCY[algo][proto] + intra_lat + 2 * log2i(topo.nodes) * inter_lat
+    return Entry(algo, proto, lat, algbw, bus, ch)
+
+
+def _collnet(algo: Algorithm, func: Func, topo: Topology, g: Graphs) -> Entry:
+    proto = P.SIMPLE
+    graph = g.collnet_direct if algo is A.COLLNET_DIRECT else g.collnet_chain
+    if not topo.sharp or topo.nodes == 1 or graph is None or g.collnet_direct is None:
+        return Entry(algo, proto, reason="CollNet needs IB SHARP (NCCL_COLLNET_ENABLE=1)")
+    funcs = (Func.ALL_REDUCE,)
+    if algo is A.COLLNET_DIRECT:
+        funcs = (Func.ALL_REDUCE, Func.ALL_GATHER, Func.REDUCE_SCATTER)
+    if func not in funcs:
+        names = ", ".join(f.value for f in funcs)
+        return Entry(algo, proto, reason=f"{algo.value} runs {names} only")
+    ppn = topo.gpus_per_node
+    if ppn > g.collnet_direct.channels:
+        return Entry(algo, proto, reason="CollNet needs one NIC (head) per local GPU")
+    if func is Func.ALL_REDUCE:
+        bus = graph.channels * graph.bw_intra
+        if algo is A.COLLNET_DIRECT:
+            factor = ppn / graph.channels  # GPUs per NIC
+            factor -= (factor - 1) / 2
+            bus /= factor
+            if topo.gpu.compute_capability >= 90:
+                bus *= _COLLNET_HOPPER
+        algbw = bus * 0.5
+    else:
+        bus = ppn * min(graph.bw_intra, graph.bw_inter * _COLLNET_AG_RS_NET)
+        algbw = bus
+    intra_hw, _ = _hw(graph, topo)
+    intra_lat = HW_LATENCY[intra_hw][algo][proto]
+    inter_lat = HW_LATENCY[Hw.NET][algo][proto]
+    if algo is A.COLLNET_DIRECT:
+        serial = min(1, ppn - 1) * intra_lat + (ppn - 1) * _COLLNET_ARITY_LAT_US
+        lat = 2 * serial + inter_lat
+    else:
+        lat = 2 * (ppn - 1) * intra_lat + inter_lat
+    return Entry(algo, proto, lat, algbw, bus, graph.channels)
+
+
+def _pat(func: Func, topo: Topology, g: Graphs) -> Entry:
+    proto = P.SIMPLE
+    if func not in (Func.ALL_GATHER, Func.REDUCE_SCATTER):
+        return Entry(A.PAT, proto, reason="PAT runs all_gather and reduce_scatter only")
+    if topo.gpus_per_node != 1:
+        why = "PAT runs with one GPU per node (more is opt-in: NCCL_PAT_ENABLE=1)"
+        return Entry(A.PAT, proto, reason=why)
+    tree = g.tree
+    bus = min(tree.bw_inter, tree.bw_intra) * tree.channels
+    _, inter_hw = _hw(tree, topo)
+    inter_lat = HW_LATENCY[inter_hw][A.PAT][proto]
+    lat = (
+        BASE_LATENCY[A.PAT][proto]
+        + log2i(topo.nodes) * (inter_lat / _PAT_LOG_DIVISOR)
+        + topo.ranks * _PAT_PER_RANK_US
+    )
+    return Entry(A.PAT, proto, lat, bus * _PAT_FACTOR, bus, tree.channels)
+
+
+def entry(topo: Topology, func: Func, algo: Algorithm, proto: Protocol) -> Entry:
+    """The tuner's latency and bandwidth of one pair for ``func`` on ``topo``."""
+    g = graphs(topo)
+    if algo in (A.NVLS, A.NVLS_TREE, A.COLLNET_DIRECT, A.COLLNET_CHAIN, A.PAT):
+        if proto is not P.SIMPLE:
+            return Entry(algo, proto, reason=f"{algo.value} {SIMPLE_ONLY}")
+        if algo in (A.NVLS, A.NVLS_TREE):
+            return _nvls(algo, func, topo, g)
+        if algo is A.PAT:
+            return _pat(func, topo, g)
+        return _collnet(algo, func, topo, g)
+    if algo is A.RING:
+        return _ring(func, proto, topo, g)
+    return _tree(func, proto, topo, g)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One pair priced for one size: the time NCCL compares (µs)."""
+
+    entry: Entry
+    nbytes: int
+    latency_us: float  # after the ring plateau correction
+    bandwidth: float  # GB/s after the tree correction
+    corrections: tuple[str, ...]
+
+    @property
+    def time_us(self) -> float:
+        if not self.entry.available:
+            return math.inf
+        return self.latency_us + self.nbytes / (1000 * self.bandwidth)
+
+
+def estimate(topo: Topology, func: Func, algo: Algorithm, proto: Protocol, nbytes: int) -> Estimate:
+    """``ncclTuning*ModelSim``: the pair's latency and bandwidth at ``nbytes``."""
+    e = entry(topo, func, algo, proto)
+    if not e.available:
+        return Estimate(e, nbytes, math.inf, 0.0, ())
+    lat, bw, notes = e.latency_us, e.bandwidth, []
+    log_size = log2i(nbytes >> 6)
+    cc = topo.gpu.compute_capability
+    if algo is A.TREE and 0 <= log_size < _TREE_CORRECTION_SIZES:
+        factor = TREE_CORRECTION[proto][log_size]
+        bw *= factor
+        notes.append(f"tree correction ×{factor:g} at log2(bytes/64) = {log_size}")
+    blackwell_tree = algo is A.NVLS_TREE and func is Func.ALL_REDUCE and cc >= 100
+    if blackwell_tree and 0 <= log_size < _NVLS_TREE_CORRECTION_SIZES:
+        factor = TREE_CORRECTION[proto][log_size]
+        bw *= factor
+        notes.append(f"NVLSTree correction ×{factor:g} at log2(bytes/64) = {log_size}")
+    if algo is A.RING and proto is P.SIMPLE:
+        blackwell_ring = (
+            topo.nodes == 1
+            and topo.arch is Arch.BLACKWELL
+            and graphs(topo).ring.nvlink
+            and func in (Func.ALL_GATHER, Func.REDUCE_SCATTER)
+        )
+        plateau = (topo.nodes > 1 and func is Func.ALL_REDUCE) or blackwell_ring
+        per_channel = nbytes // (graphs(topo).comm_channels * topo.ranks)
+        if plateau and per_channel >= _PLATEAU_BYTES:
+            factor = _RING_PLATEAU_OLD if cc < 80 else _RING_PLATEAU
+            lat *= factor
+            notes.append(f"ring plateau: latency ×{factor:g}")
+    return Estimate(e, nbytes, lat, bw, tuple(notes))

@@ -1,0 +1,64 @@
+"""Editing a card while reviewing it: the editor command, and reloading and re-checking
+the card's file afterwards. No textual here: the review screen suspends the app around
+:func:`run_editor` and calls :func:`reload_card` on return."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from deck.loader import load_file
+from deck.model import Card
+from deck.registry import Registry
+from deck.verify import DEFAULT_SEEDS, check_claim, check_instances
+
+# Editors that open a file at a line with ``+LINE FILE`` (vi's convention).
+PLUS_LINE = frozenset({"vi", "vim", "nvim", "nano", "emacs", "micro", "kak", "hx", "joe", "mg"})
+
+
+def editor_command(path: Path, line: int, environ: dict[str, str] | None = None) -> list[str]:
+    """``$VISUAL`` or ``$EDITOR`` (else ``vi``) opening ``path`` at ``line`` where the
+    editor has a way to say so."""
+    env = os.environ if environ is None else environ
+    words = shlex.split(env.get("VISUAL") or env.get("EDITOR") or "vi")
+    name = Path(words[0]).name
+    if name in PLUS_LINE and line > 0:
+        return [*words, f"+{line}", str(path)]
+    if name in ("code", "codium") and line > 0:
+        return [*words, "--wait", "--goto", f"{path}:{line}"]
+    return [*words, str(path)]
+
+
+def run_editor(path: Path, line: int) -> int:
+    """Run the editor in the foreground; its exit status (127: it could not be started)."""
+    try:
+        return subprocess.call(editor_command(path, line))
+    except OSError:
+        return 127
+
+
+@dataclass(frozen=True)
+class Reloaded:
+    """The card as the file now defines it (None: its id is gone) and what is wrong."""
+
+    card: Card | None
+    problems: tuple[str, ...]  # one line each: PATH:LINE:COL: what is wrong
+
+
+def reload_card(
+    path: Path, display: str, card_id: str, registry: Registry | None, seeds: int = DEFAULT_SEEDS
+) -> Reloaded:
+    """Load ``path`` again and re-check ``card_id``: the file's problems, then its claims
+    and instances run as ``quizcoll check`` runs them."""
+    cards, problems = load_file(path, registry, display=display)
+    lines = [p.format() for p in problems]
+    card = next((c for c in cards if c.id == card_id), None)
+    if card is None:
+        return Reloaded(None, tuple(lines))
+    for index, claim in enumerate(card.verify):
+        lines += [f.format() for f in check_claim(card, index, claim, registry)[1]]
+    lines += [f.format() for f in check_instances(card, registry, seeds)[1]]
+    return Reloaded(card, tuple(lines))
