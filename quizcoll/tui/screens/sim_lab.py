@@ -69,7 +69,7 @@ class SimLabScreen(QuizScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("ctrl+r", "run", "Run"),
-        Binding("g", "real_run", "Real run (gloo)"),
+        Binding("g", "real_run", "Real run"),
         Binding("f6", "focus_steps", "Steps", show=False),
     ]
 
