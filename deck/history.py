@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from deck.errors import DeckError
+from deck.safeio import read_text
 from deck.scheduler import format_time, utc
 from deck.store import CardRecord, MergeResult, Review, Store
 
 FORMAT = "quizcoll-history"
 VERSION = 1
+MAX_FILE_BYTES = 128 * 1024 * 1024  # about 100,000 reviews; a larger file is refused unread
 
 
 class HistoryError(DeckError):
@@ -78,12 +80,14 @@ def import_history(store: Store, document: Any, where: str = "history") -> Merge
     return store.merge(records, reviews)
 
 
-def read_history_file(path: Path) -> Any:
+def read_history_file(path: str | Path) -> Any:
+    """The decoded JSON of a history file (a regular file of at most ``MAX_FILE_BYTES``)."""
+    text = read_text(path, limit=MAX_FILE_BYTES, what="history file")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise HistoryError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HistoryError(f"{path}: cannot read: {exc}") from None
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise HistoryError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    except ValueError as exc:  # an integer of thousands of digits
+        raise HistoryError(f"{path}: not a usable history file: {exc}") from None
+    except RecursionError:
+        raise HistoryError(f"{path}: JSON nested too deeply to be a history file") from None

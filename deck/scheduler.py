@@ -33,6 +33,7 @@ The config file (``config.toml`` in ``platformdirs.user_config_dir("quizcoll")``
 from __future__ import annotations
 
 import enum
+import os
 import re
 import tomllib
 import zlib
@@ -46,6 +47,8 @@ import fsrs
 
 from deck.errors import DeckError
 from deck.model import Rating
+
+MAX_CONFIG_BYTES = 1024 * 1024  # config.toml is a few hundred bytes; larger is refused unread
 
 
 class ConfigError(DeckError):
@@ -298,13 +301,15 @@ def parse_config(text: str, where: str = "config.toml") -> Config:
 
 def load_config(path: Path | None = None) -> Config:
     """The settings file at ``path`` (default :func:`config_path`); defaults if it is absent."""
+    from deck.safeio import PathError, read_text
+
     path = config_path() if path is None else path
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return Config()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    try:
+        text = read_text(path, limit=MAX_CONFIG_BYTES, what="settings file")
+    except PathError as exc:
+        raise ConfigError(str(exc)) from None
     return parse_config(text, str(path))
 
 

@@ -40,6 +40,7 @@ from urllib.parse import quote
 
 from deck.errors import DeckError
 from deck.model import Rating
+from deck.safeio import database_path
 from deck.scheduler import CardState, Phase, format_time, parse_time
 
 APPLICATION_ID = 0x51434F4C  # "QCOL", in the SQLite header at offset 68
@@ -62,6 +63,10 @@ class CorruptDatabase(StoreError):
 
 class NewerDatabase(StoreError):
     """The database was written by a newer quizcoll (a schema version we do not know)."""
+
+
+class NoDatabase(StoreError):
+    """No database exists at the path, and the command only reads one."""
 
 
 class UndoError(StoreError):
@@ -321,7 +326,8 @@ def _inspect_read_only(path: Path) -> int:
 def _create(path: Path, *, replace_empty: bool) -> None:
     """Build a fresh database next to ``path`` and move it into place atomically."""
     try:
-        _build(path, replace_empty=replace_empty)
+        # An empty file reached through a link is replaced where it is, never the link.
+        _build(path.resolve() if path.is_symlink() else path, replace_empty=replace_empty)
     except (OSError, sqlite3.Error) as exc:
         raise StoreError(f"{path}: cannot create the review database: {exc}") from None
 
@@ -405,19 +411,23 @@ class Store:
         self._db = db
 
     @classmethod
-    def open(cls, path: Path | str) -> Store:
-        """Open (creating if absent) the review database at ``path``.
+    def open(cls, path: Path | str, *, create: bool = True) -> Store:
+        """Open (creating if absent, unless ``create`` is false) the review database at ``path``.
 
         Raises :class:`NotQuizcollDatabase`, :class:`CorruptDatabase`,
-        :class:`NewerDatabase` or :class:`StoreError`; the file is then left untouched.
+        :class:`NewerDatabase`, :class:`NoDatabase` or :class:`StoreError`; the file is then
+        left untouched. A device, FIFO, folder or dangling link at ``path`` is refused
+        (:func:`deck.safeio.database_path`).
         """
-        path = Path(path).expanduser()
-        if path.is_dir():
-            raise StoreError(f"{path}: is a directory, not a review database")
+        path = database_path(path)
         try:
             size = path.stat().st_size
         except FileNotFoundError:
             size = None
+        if size is None and not create:
+            raise NoDatabase(
+                f"no review database at {path} (the first review creates it); nothing created"
+            )
         if size is None or size == 0:
             _create(path, replace_empty=size == 0)
         _check_header(path)
@@ -441,6 +451,14 @@ class Store:
             db.close()
             raise
         return store
+
+    @classmethod
+    def in_memory(cls) -> Store:
+        """An empty store that lives in memory only (for reading when no database exists)."""
+        db = sqlite3.connect(":memory:", isolation_level=None)
+        db.row_factory = sqlite3.Row
+        _migrate(db, 0, SCHEMA_VERSION)
+        return cls(Path(":memory:"), db)
 
     # -- plumbing ------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import yaml
 
 from deck.errors import Problem
+from deck.safeio import PathError, read_bytes
 
 try:  # the C parser; the pure-Python one is a fallback for exotic installs only
     from yaml import CSafeLoader as _Loader
@@ -244,17 +245,13 @@ def _syntax_problem(path: str, exc: yaml.YAMLError, source: str) -> Problem:
 def read_text(path: Path, display: str) -> tuple[str | None, Problem | None]:
     """Read a card file as UTF-8 text, or say in one line why it cannot be."""
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return None, Problem(
-                display,
-                0,
-                0,
-                f"file is {size:,} bytes; card files are limited to {MAX_FILE_BYTES:,}",
-            )
-        data = path.read_bytes()
-    except OSError as exc:
-        return None, Problem(display, 0, 0, f"cannot read: {exc.strerror or exc}")
+        # a regular file only, with a byte cap: a FIFO or /dev/zero is refused at once
+        data = read_bytes(path, limit=MAX_FILE_BYTES, what="card file")
+    except PathError as exc:
+        message = str(exc)
+        if message.startswith(f"{path}: "):
+            message = message[len(f"{path}: ") :]
+        return None, Problem(display, 0, 0, message)
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return None, Problem(display, 0, 0, "UTF-16 text: save the file as UTF-8")
     if b"\x00" in data[:8192]:

@@ -59,6 +59,9 @@ class OptimizerMissing(DeckError):
     """The ``fsrs[optimizer]`` extra (torch, pandas, tqdm) is not installed."""
 
 
+MAX_SETTINGS_BYTES = 1024 * 1024  # config.toml: a few hundred bytes in practice
+
+
 class ConfigWriteError(DeckError):
     """The settings file cannot be updated safely; it is left as it was."""
 
@@ -398,48 +401,25 @@ def write_parameters(
 
     The new text is written to a temporary file beside ``path``, read back with
     :func:`deck.scheduler.load_config` (so a file quizcoll would reject never replaces a
-    good one), and only then renamed over ``path``. The file's permissions are kept.
+    good one), and only then renamed over ``path`` (:func:`deck.safeio.write_text`: the
+    file's permissions are kept; a link or special file is refused).
     """
+    from deck import safeio
+
     try:
-        text = path.read_bytes().decode("utf-8")
-        mode: int | None = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        text, mode = "", None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigWriteError(f"{path}: cannot read: {exc}") from None
+        text = safeio.read_text(path, limit=MAX_SETTINGS_BYTES, what="settings file")
+    except safeio.PathError as exc:
+        if os.path.lexists(path):
+            raise ConfigWriteError(f"{exc}; left unchanged") from None
+        text = ""
     result = updated_config_text(text, parameters, deck, where=str(path), note=note)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(result)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+
+    def check(tmp: Path) -> None:
         try:
             stored = load_config(tmp).for_deck(deck).parameters
         except ConfigError as exc:
             raise ConfigWriteError(f"{path}: the updated file would not load ({exc})") from None
         if stored != tuple(float(w) for w in parameters):
             raise ConfigWriteError(f"{path}: the updated file does not hold the new parameters")
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise ConfigWriteError(f"{path}: cannot write: {exc}; left unchanged") from None
-    finally:
-        tmp.unlink(missing_ok=True)
-    _fsync_dir(path.parent)
 
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename durable (POSIX); a platform without directory fsync just skips it."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    safeio.write_text(path, result, what="settings file", check=check)

@@ -28,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from deck import safeio
     from deck.export import export_markdown, export_obsidian, filter_deck
     from quizcoll.cli.common import UsageError, report_problems
     from quizcoll.cli.progress import Progress
@@ -43,34 +44,35 @@ def run(args: argparse.Namespace) -> int:
         )
     progress = Progress("exporting", enabled=None if args.output else False)
     # Path() drops a trailing slash, so read "a folder was meant" from the text as typed.
-    out: Path | None = Path(args.output) if args.output else None
+    out: Path | None = safeio.expand(args.output, "output") if args.output else None
     as_dir = out is not None and (out.is_dir() or args.output.endswith(("/", "\\")))
+    if out is not None and not as_dir:
+        safeio.check_output(out)  # a bad target is refused before the work, not after
     if args.format == "obsidian":
         notes = export_obsidian(cards, registry, seed=args.seed, on_card=progress)
         if out is None:
             sys.stdout.write("\n".join(notes.values()))
         elif as_dir or len(notes) > 1:
-            out.mkdir(parents=True, exist_ok=True)
+            folder = safeio.output_dir(out)
             for deck, text in notes.items():
-                (out / f"{deck}.md").write_text(text, encoding="utf-8")
+                safeio.write_text(safeio.child(folder, f"{deck}.md"), text)
         else:
-            out.write_text(next(iter(notes.values())), encoding="utf-8")
+            safeio.write_text(out, next(iter(notes.values())))
     else:
         if as_dir:
             assert out is not None
-            out.mkdir(parents=True, exist_ok=True)
+            folder = safeio.output_dir(out)
             for deck in sorted({c.deck for c in cards}):
                 text = export_markdown(
                     filter_deck(cards, deck), registry, seed=args.seed, title=f"quizcoll: {deck}"
                 )
-                (out / f"{deck}.md").write_text(text, encoding="utf-8")
+                safeio.write_text(safeio.child(folder, f"{deck}.md"), text)
         else:
             text = export_markdown(cards, registry, seed=args.seed, on_card=progress)
             if out is None:
                 sys.stdout.write(text)
             else:
-                out.parent.mkdir(parents=True, exist_ok=True)
-                out.write_text(text, encoding="utf-8")
+                safeio.write_text(out, text)
     progress.done()
     if out is not None:
         print(f"exported {len(cards)} card(s) to {out}", file=sys.stderr)

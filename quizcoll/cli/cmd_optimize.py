@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not db_path.exists():  # do not create an empty database just to say it is empty
         return refuse(f"no review database at {db_path} yet")
-    with Store.open(db_path) as store:
+    with Store.open(db_path, create=False) as store:
         history = optimize.review_logs(store.reviews(), deck=args.deck)
     document |= history.to_dict()
     if args.deck is not None and args.deck not in history.decks:

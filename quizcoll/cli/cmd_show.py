@@ -32,9 +32,7 @@ def _stored_review(args: argparse.Namespace) -> object:
     from quizcoll.cli.common import UsageError, default_db_path
 
     path = args.db or default_db_path()
-    if not path.exists():
-        raise UsageError(f"no review database at {path}")
-    with Store.open(path) as store:
+    with Store.open(path, create=False) as store:
         reviews = store.reviews(args.card_id)
     if not reviews:
         raise UsageError(f"card {args.card_id!r} has no stored review in {path}")

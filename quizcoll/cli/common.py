@@ -41,12 +41,33 @@ def builtin_cards_dir() -> Path:
 
 def default_db_path() -> Path:
     """``QUIZCOLL_DB`` if set, else the user data directory (XDG on Linux)."""
+    from deck.safeio import expand
+
     env = os.environ.get("QUIZCOLL_DB")
     if env:
-        return Path(env).expanduser()
+        return expand(env, "QUIZCOLL_DB")
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("quizcoll", appauthor=False)) / "reviews.sqlite3"
+
+
+def open_store_read_only(db: Path | None) -> tuple[Any, Path]:
+    """The review database for a command that only reads it, and its path.
+
+    Nothing is created: a path the user named (``--db`` or ``QUIZCOLL_DB``) that does not
+    exist is an error (a typo must not make a new database); the default path not existing
+    yet means nothing has been reviewed, and an empty in-memory store stands in.
+    """
+    from deck.store import NoDatabase, Store
+
+    path = db if db is not None else default_db_path()
+    named = db is not None or bool(os.environ.get("QUIZCOLL_DB"))
+    try:
+        return Store.open(path, create=False), path
+    except NoDatabase:
+        if named:
+            raise
+        return Store.in_memory(), path
 
 
 def add_db_argument(parser: Any) -> None:
