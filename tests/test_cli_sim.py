@@ -114,13 +114,13 @@ def test_table_and_trace_text(capsys: pytest.CaptureFixture) -> None:
         (["all_reduce", "--op", "mean"], "choose one of sum, prod, max, min, avg"),
         (["all_reduce", "--dtype", "fp8"], "unknown dtype 'fp8'; choose one of"),
         (["all_reduce", "--size", "1XB"], "--size: unknown unit 'XB'"),
-        (["all_reduce", "--size", "0"], "--size: 0 is not a positive whole number"),
+        (["all_reduce", "--size", "0"], "--size: must be a whole number from 1 to"),
         (["all_reduce", "--size", "6B"], "not a positive whole number of float32 elements"),
         (["reduce_scatter", "--size", "36B"], "do not split into 8 equal chunks"),
-        (["all_reduce", "--ranks", "0"], "ranks must be between 1 and 1024"),
+        (["all_reduce", "--ranks", "0"], "--ranks: must be a whole number from 1 to"),
         (["all_reduce", "--ranks", "32", "--trace"], "--trace shows at most 16 ranks"),
         (["all_reduce", "--bandwidth", "5us"], "--bandwidth: 'us' is a unit of seconds"),
-        (["all_reduce", "--latency=-1us"], "latency must be ≥ 0"),
+        (["all_reduce", "--latency=-1us"], "--latency: must be a number from 0 to 60"),
         (["broadcast", "--root", "9"], "root must be a rank between 0 and 7"),
     ],
 )
@@ -372,7 +372,10 @@ def test_hierarchical_table_and_trace(capsys: pytest.CaptureFixture) -> None:
             ["all_reduce", "--nodes", "2", "--gpus-per-node", "2", "--link", "infiniband"],
             "--link sets a single link class",
         ),
-        (["all_reduce", "--nodes", "0", "--gpus-per-node", "2"], "--nodes must be at least 1"),
+        (
+            ["all_reduce", "--nodes", "0", "--gpus-per-node", "2"],
+            "--nodes: must be a whole number from 1",
+        ),
         (["all_reduce", "--nodes", "64", "--gpus-per-node", "32"], "= 2048 ranks; the simulator"),
         (
             ["all_reduce", "--nodes", "4", "--gpus-per-node", "8", "--trace"],
@@ -380,7 +383,7 @@ def test_hierarchical_table_and_trace(capsys: pytest.CaptureFixture) -> None:
         ),
         (
             ["all_reduce", "--nodes", "2", "--gpus-per-node", "2", "--inter-latency=-1us"],
-            "--inter-latency must be ≥ 0 seconds",
+            "--inter-latency: must be a number from 0 to 60",
         ),
         (
             ["all_reduce", "--nodes", "2", "--gpus-per-node", "2", "--intra-bandwidth", "3us"],

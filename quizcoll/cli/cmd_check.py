@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from quizcoll.cli.common import add_json_argument
+from quizcoll.cli.common import add_json_argument, number_flag
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--seeds",
-        type=int,
+        type=number_flag(low=1, high=1000),
         default=5,
         metavar="N",
         help="instances to solve per parametric card (default 5)",

@@ -6,14 +6,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from quizcoll.cli.common import add_cards_argument
+from quizcoll.cli.common import MAX_SEED, add_cards_argument, number_flag
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=["markdown", "obsidian"], default="markdown")
     parser.add_argument("--deck", help="only this deck")
     parser.add_argument(
-        "--seed", type=int, default=0, help="which instance parametric cards show (default 0)"
+        "--seed",
+        type=number_flag(low=0, high=MAX_SEED),
+        default=0,
+        help="which instance parametric cards show (default 0; 0 to 2^63-1)",
     )
     parser.add_argument(
         "-o",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, TextIO
 
-from quizcoll.cli.common import add_cards_argument, add_db_argument
+from quizcoll.cli.common import add_cards_argument, add_db_argument, number_flag
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -35,7 +35,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--plain", action="store_true", help="line-by-line session on stdin/stdout (no TUI)"
     )
     parser.add_argument("--deck", metavar="D", help="review only this deck")
-    parser.add_argument("--limit", type=int, metavar="N", help="stop after N reviews")
+    parser.add_argument(
+        "--limit",
+        type=number_flag(low=1, high=10**6),
+        metavar="N",
+        help="stop after N reviews (1 to 1,000,000)",
+    )
     parser.add_argument(
         "--practice",
         action="store_true",

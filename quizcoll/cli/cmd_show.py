@@ -9,15 +9,26 @@ from __future__ import annotations
 
 import argparse
 
-from quizcoll.cli.common import add_cards_argument, add_db_argument, add_json_argument
+from quizcoll.cli.common import (
+    MAX_SEED,
+    add_cards_argument,
+    add_db_argument,
+    add_json_argument,
+    number_flag,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("card_id", metavar="CARD_ID")
-    parser.add_argument("--seed", type=int, default=0, help="which instance to draw (default 0)")
+    parser.add_argument(
+        "--seed",
+        type=number_flag(low=0, high=MAX_SEED),
+        default=0,
+        help="which instance to draw (default 0; 0 to 2^63-1)",
+    )
     parser.add_argument(
         "--review",
-        type=int,
+        type=number_flag(low=-(10**9), high=10**9),
         metavar="K",
         help="show the card's K-th stored review as it was asked (1 = first, -1 = last)",
     )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +70,38 @@ def open_store_read_only(db: Path | None) -> tuple[Any, Path]:
         if named:
             raise
         return Store.in_memory(), path
+
+
+# Documented bounds of flags shared by several commands (docs/limits.md).
+MAX_SEED = 2**63 - 1  # seeds: 0 … 2^63 − 1
+MAX_FLAG_COUNT = 2**20  # ranks, nodes, GPUs, batch sizes: at most 1,048,576
+
+
+def number_flag(
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    integer: bool = True,
+    unit: str | None = None,
+) -> Callable[[str], Any]:
+    """An argparse ``type=`` that reads a flag with :func:`deck.units.parse_number`.
+
+    ``unit`` names a dimension (``"bytes"``, ``"bytes/s"``, ``"seconds"``) for values with
+    units; the default is a plain count (``4096``, ``4,096``, ``6.74B``). A bad value ends
+    as ``quizcoll CMD: error: argument --flag: what is wrong`` and exit 2.
+    """
+    from deck import units
+
+    dim = units.Dim(unit) if unit else units.Dim.COUNT
+
+    def parse(text: str) -> Any:
+        try:
+            return units.parse_number(text, "", dim=dim, low=low, high=high, integer=integer)
+        except units.UnitError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = "number"  # argparse names the type in some messages
+    return parse
 
 
 def add_db_argument(parser: Any) -> None:

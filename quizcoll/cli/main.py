@@ -72,7 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["tui", *argv]
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a bad flag (one line already printed)
+        return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
     if args.command is None:
         parser.print_help()
         return EXIT_OK
