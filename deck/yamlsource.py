@@ -25,6 +25,7 @@ except ImportError:  # pragma: no cover
 _ScalarNode = yaml.ScalarNode
 MAX_FILE_BYTES = 32 * 1024 * 1024
 MAX_SCALAR_CHARS = 64 * 1024
+MAX_INT_DIGITS = 40  # beyond any card number (±1e30); Python refuses ints past 4,300 digits
 ALIAS_BUDGET_FACTOR = 4  # constructed values may exceed the file's nodes this many times
 
 _STR = "tag:yaml.org,2002:str"
@@ -132,6 +133,12 @@ class _Builder:
         if tag == _STR:
             return text
         if tag == _INT:
+            if sum(ch.isalnum() for ch in text) > MAX_INT_DIGITS:
+                raise self.fail(
+                    node,
+                    f"a whole number of {len(text):,} digits is out of range "
+                    "(card numbers are limited to ±1e30)",
+                )
             return _int(text)
         if tag == _FLOAT:
             return _float(text)

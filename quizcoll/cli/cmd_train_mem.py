@@ -56,6 +56,19 @@ def _int_arg(text: str, label: str) -> int:
     return int(parse_number(str(text), f"--{label}", low=1, high=high, integer=True))
 
 
+def _check_tensor_parallel(tp: int, heads: int) -> None:
+    """Megatron splits attention by whole heads: ``--tp`` must divide the head count.
+    (The activation formula itself takes any t, as the cards' limit claims do.)"""
+    from quizcoll.memory.errors import MemoryInputError
+
+    if heads % tp:
+        divisors = ", ".join(str(d) for d in range(1, heads + 1) if heads % d == 0)
+        raise MemoryInputError(
+            f"--tp {tp} does not divide the model's {heads} attention heads: tensor "
+            f"parallelism gives each GPU whole heads (use one of {divisors})"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     # A MemoryInputError is a DeckError: main() reports it in one line with exit 2.
     document, text = _compute(args)
@@ -92,6 +105,7 @@ def _compute(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         "activations": None,
     }
     if cfg is not None:
+        _check_tensor_parallel(_int_arg(args.tp, "tp"), cfg.num_heads)
         acts = training_activations(
             seq_len=_int_arg(args.seq_len, "seq-len"),
             micro_batch=_int_arg(args.micro_batch, "micro-batch"),

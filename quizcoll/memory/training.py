@@ -123,12 +123,6 @@ def training_activations(
     ):
         if value < 1:
             raise MemoryInputError(f"{label} must be at least 1, got {value}")
-    if heads % tensor_parallel:
-        divisors = [d for d in range(1, heads + 1) if heads % d == 0]
-        raise MemoryInputError(
-            f"tensor parallelism {tensor_parallel} does not divide the {heads} attention heads: "
-            f"Megatron gives each GPU whole heads (use one of {', '.join(map(str, divisors))})"
-        )
     s, b, h, a, t = seq_len, micro_batch, hidden, heads, tensor_parallel
     sbh = s * b * h
     if recompute is Recompute.FULL:
