@@ -109,14 +109,27 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read(stdin: TextIO, stdout: TextIO, prompt: str) -> str | None:
-    """One line from ``stdin`` (without its newline), or None at end of input."""
+    """One line from ``stdin`` (without its newline), or None at end of input.
+
+    Bytes that are not UTF-8 become U+FFFD (with a note): the line still counts, so a
+    script's answers and ratings stay in step and the review is not lost.
+    """
+    from deck.typed import decoded_line
+
     interactive = stdin.isatty()
     stdout.write(prompt if interactive else prompt + "\n")
     stdout.flush()
-    line = stdin.readline()
+    try:
+        line = stdin.readline()
+    except UnicodeDecodeError:  # a strict decoder: the line is gone, say so and go on
+        line = "\ufffd\n"
     if not line:
         return None
-    return line.rstrip("\r\n")
+    text, replaced = decoded_line(line.rstrip("\r\n"))
+    if replaced:
+        stdout.write("(that line was not valid UTF-8 text: undecodable bytes read as \ufffd)\n")
+        stdout.flush()
+    return text
 
 
 def _parse_rating(text: str, suggested: Rating) -> Rating | None:
@@ -183,6 +196,7 @@ def plain_session(
     from deck.instances import draw, render_front, render_options
     from deck.model import CardType, Rating
     from deck.scheduler import Scheduler, format_interval
+    from deck.typed import AnswerTooLong, answer_text
 
     def say(text: str = "") -> None:
         stdout.write(text + "\n")
@@ -218,6 +232,13 @@ def plain_session(
             started = time.monotonic()
             prompt = "answer (Enter reveals)> " if card.type is CardType.BASIC else "answer> "
             answer = _read(stdin, stdout, prompt)
+            while answer is not None:
+                try:
+                    answer_text(answer)  # the length cap, before any checking
+                    break
+                except AnswerTooLong as exc:
+                    say(f"{exc}; type it again")
+                    answer = _read(stdin, stdout, prompt)
             if answer is None:
                 break
             elapsed = time.monotonic() - started

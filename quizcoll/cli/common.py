@@ -19,7 +19,9 @@ class UsageError(DeckError):
 
 def print_json(document: Any) -> None:
     """One JSON document on stdout (numpy scalars and arrays converted)."""
-    json.dump(document, sys.stdout, indent=2, ensure_ascii=False, default=_jsonable)
+    # \u escapes where the output encoding cannot show a character: still the same JSON
+    utf = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").startswith("utf")
+    json.dump(document, sys.stdout, indent=2, ensure_ascii=not utf, default=_jsonable)
     sys.stdout.write("\n")
     sys.stdout.flush()
 

@@ -18,6 +18,7 @@ from deck.queue import EntryKind, QueueEntry, build_queue, practice_queue
 from deck.registry import Registry
 from deck.scheduler import CardState, Config, Scheduler, format_interval
 from deck.store import Review, Store
+from deck.typed import answer_text
 from quizcoll.tui.services.env import Clock, SeedSource
 
 
@@ -217,6 +218,7 @@ class ReviewSession:
             return None
         if p.revealed and p.verdict is not None:
             return p.verdict  # the answer is on screen: another attempt would prove nothing
+        answer_text(text)  # the length cap: a DeckError the screen shows as a notice
         p.attempts += 1
         p.answers.append(text)
         if p.solution is None:
