@@ -59,19 +59,26 @@ def parse_history(document: Any, where: str = "history") -> tuple[list[CardRecor
     cards, reviews = document.get("cards", []), document.get("reviews", [])
     if not isinstance(cards, list) or not isinstance(reviews, list):
         raise HistoryError(f"{where}: 'cards' and 'reviews' must be lists")
+    # Every entry is checked before anything is stored: one bad field refuses the whole file.
     records: list[CardRecord] = []
     for i, entry in enumerate(cards):
         try:
             records.append(CardRecord.from_dict(entry))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise HistoryError(f"{where}: cards[{i}]: bad entry ({exc!r})") from None
+            raise HistoryError(f"{where}: cards[{i}]: {_reason(exc)}; nothing imported") from None
     parsed: list[Review] = []
     for i, entry in enumerate(reviews):
         try:
             parsed.append(Review.from_dict(entry))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise HistoryError(f"{where}: reviews[{i}]: bad entry ({exc!r})") from None
+            raise HistoryError(f"{where}: reviews[{i}]: {_reason(exc)}; nothing imported") from None
     return records, parsed
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, KeyError):
+        return f"missing {exc}"
+    return str(exc)[:300] or type(exc).__name__
 
 
 def import_history(store: Store, document: Any, where: str = "history") -> MergeResult:

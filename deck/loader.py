@@ -254,13 +254,7 @@ class _FileValidator:
             )
             return [], self.problems
         self.unknown_keys(data, FILE_KEYS, "", " at file level")
-        deck = self.text(data, "deck", "deck") or "default"
-        if "deck" in data and isinstance(data["deck"], str) and not ID_PATTERN.match(deck):
-            self.report(
-                data.where("deck"),
-                "deck",
-                f"deck name {deck!r} must be lowercase letters, digits and '-'",
-            )
+        deck = self.deck_name(data, "default")
         tags = self.str_list(data, "tags", "tags")
         source = self.text(data, "source", "source") or ""
         if "cards" not in data:
@@ -329,7 +323,7 @@ class _FileValidator:
             self.report(m.where("front"), "front", "is empty")
         back = self.text(m, "back", "back") or ""
         hint = self.text(m, "hint", "hint") or ""
-        card_deck = self.text(m, "deck", "deck") or deck
+        card_deck = self.deck_name(m, deck)
         tags = tuple(dict.fromkeys(file_tags + self.str_list(m, "tags", "tags")))
         for t in tags:
             if not re.match(r"^[A-Za-z0-9][\w./+-]*$", t):
@@ -390,6 +384,20 @@ class _FileValidator:
             source=card_source,
             location=self.loc(pos),
         )
+
+    def deck_name(self, m: LMap, default: str) -> str:
+        """``deck:`` of a file or a card: a slug, since it names files on export."""
+        deck = self.text(m, "deck", "deck") or default
+        if "deck" in m and isinstance(m["deck"], str) and not ID_PATTERN.match(deck):
+            fixed = re.sub(r"[^a-z0-9]+", "-", deck.lower()).strip("-")[:60] or "default"
+            self.report(
+                m.where("deck"),
+                "deck",
+                f"deck name {deck[:60]!r} must be lowercase letters, digits and '-' "
+                f"(e.g. {fixed!r})",
+            )
+            return default  # never a name that could lead an export out of its folder
+        return deck
 
     def card_identity(self, m: LMap, index: int) -> str | None:
         if "id" not in m:

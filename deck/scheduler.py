@@ -47,6 +47,7 @@ import fsrs
 
 from deck.errors import DeckError
 from deck.model import Rating
+from deck.units import check_number
 
 MAX_CONFIG_BYTES = 1024 * 1024  # config.toml is a few hundred bytes; larger is refused unread
 
@@ -76,8 +77,28 @@ def format_time(moment: datetime | None) -> str | None:
     return None if moment is None else utc(moment).isoformat(timespec="microseconds")
 
 
+# Stored and imported times must fall in this window: a review dated year 1 or 9999 is junk
+# (and would overflow date arithmetic), while due dates 100 years ahead still fit.
+EARLIEST_TIME = datetime(2000, 1, 1, tzinfo=UTC)
+LATEST_TIME = datetime(2200, 1, 1, tzinfo=UTC)
+
+
 def parse_time(text: str | None) -> datetime | None:
-    return None if text is None else utc(datetime.fromisoformat(text))
+    """An ISO 8601 time with a zone, as UTC, within [2000, 2200); ``ValueError`` otherwise."""
+    if text is None:
+        return None
+    if not isinstance(text, str) or len(text) > 64:
+        raise ValueError(f"expected an ISO 8601 time, got {str(text)[:40]!r}")
+    try:
+        moment = datetime.fromisoformat(text)
+        if moment.tzinfo is None:
+            raise ValueError(f"time {text!r} has no time zone")
+        moment = utc(moment)
+    except OverflowError:
+        raise ValueError(f"time {text!r} is out of range") from None
+    if not EARLIEST_TIME <= moment < LATEST_TIME:
+        raise ValueError(f"time {text!r} is outside {EARLIEST_TIME.year}–{LATEST_TIME.year - 1}")
+    return moment
 
 
 @dataclass(frozen=True)
@@ -118,17 +139,47 @@ class CardState:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CardState:
-        """The inverse of :meth:`to_dict`; raises ``ValueError``/``KeyError`` on bad data."""
-        return cls(
-            phase=Phase[str(data["phase"]).upper()],
-            step=None if data.get("step") is None else int(data["step"]),
-            stability=None if data.get("stability") is None else float(data["stability"]),
-            difficulty=None if data.get("difficulty") is None else float(data["difficulty"]),
+        """The inverse of :meth:`to_dict`, checking every field (a database row or an
+        imported file may hold anything); raises ``ValueError``/``KeyError``/``TypeError``."""
+        if not isinstance(data, Mapping):
+            raise TypeError(f"expected a state mapping, got {type(data).__name__}")
+        phase = data["phase"]
+        if not isinstance(phase, str) or phase.upper() not in Phase.__members__:
+            raise ValueError(
+                f"phase {str(phase)[:40]!r} is not one of new, learning, review, relearning"
+            )
+        state = cls(
+            phase=Phase[phase.upper()],
+            step=_optional(data.get("step"), "step", 0, MAX_STEP, integer=True),
+            stability=_optional(data.get("stability"), "stability", 0, MAX_STABILITY),
+            difficulty=_optional(data.get("difficulty"), "difficulty", 1, 10),
             due=parse_time(data.get("due")),
             last_review=parse_time(data.get("last_review")),
-            reps=int(data.get("reps", 0)),
-            lapses=int(data.get("lapses", 0)),
+            reps=int(
+                check_number(data.get("reps", 0), "reps", low=0, high=MAX_COUNT, integer=True)
+            ),
+            lapses=int(
+                check_number(data.get("lapses", 0), "lapses", low=0, high=MAX_COUNT, integer=True)
+            ),
         )
+        if state.stability == 0:
+            raise ValueError("stability must be above 0")
+        if state.phase is not Phase.NEW and None in (state.stability, state.difficulty, state.due):
+            raise ValueError(f"a {phase} card needs stability, difficulty and due")
+        return state
+
+
+MAX_STEP = 1000  # learning-step index
+MAX_STABILITY = 1e5  # days; fsrs caps intervals at 36,500 days
+MAX_COUNT = 10**7  # reviews or lapses of one card
+
+
+def _optional(value: Any, what: str, low: float, high: float, *, integer: bool = False) -> Any:
+    """None, or a finite number within [low, high] (whole when ``integer``)."""
+    if value is None:
+        return None
+    number = check_number(value, what, low=low, high=high, integer=integer)
+    return number if integer else float(number)
 
 
 def fsrs_card_id(card_id: str) -> int:

@@ -196,6 +196,7 @@ def plain_session(
     from deck.instances import draw, render_front, render_options
     from deck.model import CardType, Rating
     from deck.scheduler import Scheduler, format_interval
+    from deck.store import StaleState
     from deck.typed import AnswerTooLong, answer_text
 
     def say(text: str = "") -> None:
@@ -218,7 +219,7 @@ def plain_session(
                 record = store.card(card.id)
                 if record is not None and (record.suspended or record.is_buried(clock())):
                     continue
-            state = store.state(card.id)
+            state, version = store.state_version(card.id)
             settings = config.for_deck(card.deck)
             scheduler = Scheduler(settings)
             seed = secrets.randbits(31)
@@ -295,19 +296,29 @@ def plain_session(
                 continue
             if rating is None:
                 break
-            review = store.record_review(
-                card.id,
-                rating,
-                outcomes[rating],
-                reviewed_at=now,
-                deck=card.deck,
-                duration_ms=int((time.monotonic() - started) * 1000),
-                answer=answer,
-                correct=verdict.correct,
-                seed=seed,
-                practice=practice,
-                leech_threshold=settings.leech_threshold,
-            )
+            while True:
+                try:
+                    review = store.record_review(
+                        card.id,
+                        rating,
+                        outcomes[rating],
+                        reviewed_at=now,
+                        deck=card.deck,
+                        duration_ms=int((time.monotonic() - started) * 1000),
+                        answer=answer,
+                        correct=verdict.correct,
+                        seed=seed,
+                        practice=practice,
+                        leech_threshold=settings.leech_threshold,
+                        expected_version=version,  # compare-and-swap: see StaleState
+                    )
+                    break
+                except StaleState as stale:
+                    say(
+                        f"{card.id} was reviewed in another session meanwhile: rescheduled from there"
+                    )
+                    version = stale.version
+                    outcomes = scheduler.preview(stale.state, now, card.id)
             saved += 1
             last = (review, entry)
             say(f"saved: {card.id} {int(rating)}")
