@@ -19,7 +19,7 @@ import enum
 import math
 import re
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation
 
 from deck.errors import DeckError
 
@@ -206,16 +206,19 @@ def _split_exact(text: str) -> tuple[Decimal, str]:
         value = Decimal(f"{num}e{exp}")  # exact: no float rounding, no overflow
     except InvalidOperation:
         raise UnitError(f"{_shown(text)} is not a number") from None
-    if abs(value) > _MAX_DECIMAL:
+    # adjusted() is the decimal exponent, read without arithmetic (1e999999999 would trap)
+    if value and (value.adjusted() > 30 or _EXACT.abs(value) > _MAX_DECIMAL):
         raise RangeError(
             f"{_shown(text)} is out of range (numbers are limited to ±{MAX_TEXT_MAGNITUDE})"
         )
     if m.group("sign") in ("-", "−"):
-        value = -value
+        value = _EXACT.minus(value)
     return value, m.group("rest")
 
 
 _MAX_DECIMAL = Decimal(f"{MAX_MAGNITUDE:g}")
+# Arithmetic on the parsed digits without rounding: a number is at most MAX_TEXT characters.
+_EXACT = Context(prec=2 * MAX_TEXT)
 _NOT_DECIMAL = re.compile(r"^\s*[-+−]?\s*0[xXoObB][0-9a-fA-F_]")
 
 
@@ -404,8 +407,9 @@ def parse_number(
                 factor = COUNT_SUFFIXES.get(rest, COUNT_SUFFIXES.get(rest.lower()))
                 if factor is None:
                     raise UnitError(f"unknown unit {_shown(rest)} for a count")
-                exact *= int(factor)  # exact: 6.74B is 6,740,000,000, not 6739999999.999
-            whole = integer and exact == exact.to_integral_value()
+                # exact: 6.74B is 6,740,000,000, not 6739999999.999
+                exact = _EXACT.multiply(exact, Decimal(int(factor)))
+            whole = integer and exact == exact.to_integral_value(context=_EXACT)
             value: int | float = int(exact) if whole else float(exact)
         else:
             value = to_base(text, dim)
@@ -438,6 +442,8 @@ def _number_text(value: float) -> str:
     if isinstance(value, int) and abs(value) >= 10**15:
         if value > 0 and (value + 1) & value == 0:
             return f"2^{value.bit_length()}-1"  # the usual bounds: 2^63-1, 2^32-1
+        if abs(value) > 10**300:
+            return f"a number of {len(str(abs(value)))} digits"
         return f"{value:.3e}"  # a 30-digit integer is unreadable; its size is what matters
     return format_number(value) if isinstance(value, int) else f"{value:g}"
 

@@ -121,8 +121,8 @@ def _read(stdin: TextIO, stdout: TextIO, prompt: str) -> str | None:
     stdout.flush()
     try:
         line = stdin.readline()
-    except UnicodeDecodeError:  # a strict decoder: the line is gone, say so and go on
-        line = "\ufffd\n"
+    except UnicodeDecodeError:  # a strict decoder (main() avoids it): the line is lost
+        line = "\udcff\n"
     if not line:
         return None
     text, replaced = decoded_line(line.rstrip("\r\n"))
