@@ -950,8 +950,15 @@ class _FileValidator:
         if "options" not in m:
             self.report(m.pos, "options", "missing: a choice card needs a list of options")
             return (), ()
+        if not isinstance(m["options"], LList):  # found by fuzzing: `options: text` crashed
+            self.report(
+                m.where("options"),
+                "options",
+                _type_message("a list of options", m["options"], m.raw.get("options")),
+            )
+            return (), ()
         options = self.str_list(m, "options", "options")
-        if isinstance(m["options"], LList) and len(m["options"]) < 2:
+        if len(m["options"]) < 2:
             self.report(m.where("options"), "options", "a choice card needs at least two options")
         if len(set(options)) != len(options):
             self.report(m.where("options"), "options", "two options have the same text")
