@@ -158,3 +158,56 @@ def test_count_suffixes_are_exact(d: Decimal) -> None:
     exact = d * 10**9
     if exact == exact.to_integral_value():
         assert parse_number(text, "n", integer=True) == int(exact)
+
+
+# -- the documented bounds are the code's -----------------------------------------------------
+
+
+def test_docs_limits_match_the_code() -> None:
+    import re
+    from pathlib import Path
+
+    from deck import history, scheduler, store, typed, yamlsource
+    from deck.instances import MAX_SWEEP_POINTS
+    from quizcoll.cli import cmd_sim, cmd_train_mem, cmd_vram, common
+    from quizcoll.memory import architecture, gpus, source
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "limits.md").read_text()
+    table = dict(re.findall(r"^\| `([a-z_]+)`[^|]*\| ([\d,]+) \|$", doc, re.MULTILINE))
+    for keys, limit in re.findall(r"^\| (`[^|]+`) \| ([\d,]+) \|$", doc, re.MULTILINE):
+        for key in re.findall(r"`([a-z_]+)`", keys):
+            table[key] = limit
+    for key, limit in architecture.MAX_CONFIG_VALUES.items():
+        assert int(table[key].replace(",", "")) == limit, key
+    facts = {
+        "at most **10^30**": units.MAX_MAGNITUDE == 1e30,
+        "more than 40 digits": yamlsource.MAX_INT_DIGITS == 40,
+        "0 to 2^63−1": common.MAX_SEED == 2**63 - 1,
+        "up to 1,048,576": common.MAX_FLAG_COUNT == 1_048_576,
+        "1 TiB (2^40 bytes)": cmd_sim.MAX_SIZE == 2**40,
+        "| 0 to 60 s |": cmd_sim.MAX_LATENCY_S == 60,
+        "1 PB/s (10^15 B/s)": cmd_sim.MAX_BANDWIDTH == 1e15,
+        "1 to 16,777,216 tokens": source.MAX_CONTEXT == 16_777_216,
+        "1 to 10^15 parameters": source.MAX_PARAMETERS == 10**15,
+        "N from 1 to 1,048,576": gpus.MAX_GPUS == 1_048_576,
+        "| 0 to 1 PiB |": cmd_vram.MAX_OVERHEAD == 2**50,
+        "`train-mem --seq-len` | 1 to 16,777,216": cmd_train_mem.MAX_SEQ_LEN == 2**24,
+        "`train-mem --tp` | 1 to 1,024": cmd_train_mem.MAX_TP == 1024,
+        "at most 2,000 combinations": MAX_SWEEP_POINTS == 2000,
+        "At most 1,000 characters": typed.MAX_ANSWER_CHARS == 1000,
+        "card files 32 MiB": yamlsource.MAX_FILE_BYTES == 32 * 2**20,
+        "`config.json` 4 MiB": architecture.MAX_CONFIG_BYTES == 4 * 2**20,
+        "`config.toml` 1 MiB": scheduler.MAX_CONFIG_BYTES == 2**20,
+        "history files 128 MiB": history.MAX_FILE_BYTES == 128 * 2**20,
+        "from 2000-01-01 to 2199-12-31": scheduler.EARLIEST_TIME.year == 2000
+        and scheduler.LATEST_TIME.year == 2200,
+        "at most 100,000 days": scheduler.MAX_STABILITY == 100_000,
+        "| `reps`, `lapses` | 0 to 10^7 |": scheduler.MAX_COUNT == 10**7,
+        "| `step` | 0 to 1,000 |": scheduler.MAX_STEP == 1000,
+        "| `duration_ms` | 0 to 2^31−1 |": store.MAX_DURATION_MS == 2**31 - 1,
+        "| `answer` | at most 10,000 characters |": store.MAX_ANSWER_TEXT == 10_000,
+        "at most 200 characters": store.MAX_NAME_CHARS == 200,
+    }
+    for text, holds in facts.items():
+        assert text in doc, text
+        assert holds, text

@@ -79,7 +79,7 @@ MAX_CONFIG_BYTES = 4 * 1024 * 1024  # real config.json files are a few KB
 
 # Upper bounds on config values: several times the largest published model's, low enough
 # that every count and byte total stays exact and fast (the per-layer tables have one
-# entry per layer). Documented in docs/memory.md.
+# entry per layer). Documented in docs/limits.md.
 MAX_CONFIG_VALUES: dict[str, int] = {
     "vocab_size": 2**22,  # 4,194,304 (Gemma: 256,000)
     "hidden_size": 2**17,  # 131,072 (Llama-3.1-405B: 16,384)
@@ -123,8 +123,7 @@ class _Reader:
         limit = MAX_CONFIG_VALUES.get(key)
         if limit is not None and value > limit:
             raise self.fail(
-                f"{key} {value:.3g} is above quizcoll's bound of {limit:,} "
-                "(see docs/memory.md: bounds on config values)"
+                f"{key} {value:.3g} is above quizcoll's bound of {limit:,} (see docs/limits.md)"
             )
         return value
 
