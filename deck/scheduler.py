@@ -239,7 +239,9 @@ class Settings:
 
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$")
-_DURATION_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
+_DURATION_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+MAX_DURATION_S = 36500 * 86400  # a step or the learn-ahead window: at most 100 years
+MAX_STEPS = 100
 
 
 def parse_duration(value: Any) -> timedelta:
@@ -249,12 +251,12 @@ def parse_duration(value: Any) -> timedelta:
     if isinstance(value, int | float):
         seconds = float(value)
     else:
-        match = _DURATION.match(str(value))
+        match = _DURATION.match(str(value)[:100])
         if not match:
             raise ValueError(f"expected a duration such as '10m' or '1h', got {value!r}")
-        seconds = timedelta(**{_DURATION_UNITS[match[2]]: float(match[1])}).total_seconds()
-    if seconds <= 0:
-        raise ValueError(f"a step must be positive, got {value!r}")
+        seconds = float(match[1]) * _DURATION_SECONDS[match[2]]
+    if not 0 < seconds <= MAX_DURATION_S:  # also refuses NaN and infinity
+        raise ValueError(f"a step must be above 0 and at most 36500d, got {value!r}")
     return timedelta(seconds=seconds)
 
 
@@ -279,8 +281,10 @@ def _apply(base: Settings, table: Mapping[str, Any], where: str) -> Settings:
                     raise ValueError(f"must be between 0.7 and 0.99, got {value}")
                 changes[key] = float(value)
             elif key in ("learning_steps", "relearning_steps"):
-                if not isinstance(value, list):
-                    raise ValueError(f"expected a list such as ['1m', '10m'], got {value!r}")
+                if not isinstance(value, list) or len(value) > MAX_STEPS:
+                    raise ValueError(
+                        f"expected a list of at most {MAX_STEPS} steps such as ['1m', '10m']"
+                    )
                 changes[key] = tuple(parse_duration(v) for v in value)
             elif key == "learn_ahead":
                 changes[key] = parse_duration(value)
@@ -302,7 +306,7 @@ def _apply(base: Settings, table: Mapping[str, Any], where: str) -> Settings:
                 params = tuple(float(v) for v in value)
                 fsrs.Scheduler(parameters=params)  # fsrs validates count and bounds
                 changes[key] = params
-        except ValueError as exc:
+        except (ValueError, TypeError, OverflowError) as exc:
             raise ConfigError(f"{where}: {key}: {exc}".replace("\n", "; ")) from None
     return replace(base, **changes)
 
@@ -334,6 +338,8 @@ def parse_config(text: str, where: str = "config.toml") -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{where}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{where}: nested too deeply to be a settings file") from None
     unknown = set(data) - {"review", "deck"}
     if unknown:
         raise ConfigError(f"{where}: unknown table(s): {', '.join(sorted(unknown))}")

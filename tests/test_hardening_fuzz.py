@@ -19,6 +19,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator
+from dataclasses import fields
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from deck.instances import draw, render_front, render_options
 from deck.loader import load_text
 from deck.model import Rating
 from deck.safeio import PathError
-from deck.scheduler import Config, Scheduler
+from deck.scheduler import CardState, Config, ConfigError, Scheduler, Settings, parse_config
 from deck.stats import compute_stats
 from deck.store import Store
 from quizcoll.cli.main import build_parser, main
@@ -44,7 +45,10 @@ LOADER_EXAMPLES = 400 * SCALE
 ARGV_EXAMPLES = 250 * SCALE
 HISTORY_EXAMPLES = 250 * SCALE
 HISTORY_TEXT_EXAMPLES = 100 * SCALE
-FUZZ_EXAMPLES = LOADER_EXAMPLES + ARGV_EXAMPLES + HISTORY_EXAMPLES + HISTORY_TEXT_EXAMPLES
+SETTINGS_EXAMPLES = 100 * SCALE
+FUZZ_EXAMPLES = (
+    LOADER_EXAMPLES + ARGV_EXAMPLES + HISTORY_EXAMPLES + HISTORY_TEXT_EXAMPLES + SETTINGS_EXAMPLES
+)
 
 
 def _settings(n: int) -> settings:
@@ -543,3 +547,64 @@ def test_history_files_of_any_bytes(data: bytes) -> None:
                 import_history(store, doc, str(path))
         except (HistoryError, PathError) as exc:
             assert "\n" not in str(exc)
+
+
+# -- the settings file ----------------------------------------------------------------------
+
+TOML_VALUES = st.one_of(
+    st.sampled_from(
+        [
+            "nan",
+            "inf",
+            "-inf",
+            "1e300",
+            "0",
+            "-1",
+            "9" * 30,
+            "true",
+            '"10m"',
+            '"1e300d"',
+            '"99999999999d"',
+            '"-5m"',
+            "[]",
+            '["1m", "10m"]',
+            "[nan]",
+            "[inf]",
+            "[1e300]",
+            "[[1]]",
+            '["x"]',
+            "0.9",
+            "0.5",
+            "{}",
+            "[" * 200 + "]" * 200,
+        ]
+    ),
+    st.integers().map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.lists(st.floats(allow_nan=False, allow_infinity=False).map(repr), max_size=25).map(
+        lambda xs: "[" + ", ".join(xs) + "]"
+    ),
+)
+SETTING_KEYS = [f.name for f in fields(Settings)] + ["unknown"]
+
+
+@_settings(SETTINGS_EXAMPLES)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(SETTING_KEYS), TOML_VALUES),
+        max_size=4,
+        unique_by=lambda kv: kv[0],
+    )
+)
+def test_settings_files_load_or_say_why(entries: list[tuple[str, str]]) -> None:
+    text = "[review]\n" + "".join(f"{key} = {value}\n" for key, value in entries)
+    try:
+        config = parse_config(text)
+    except ConfigError as exc:
+        assert "\n" not in str(exc)
+        return
+    settings_ = config.default
+    sched = Scheduler(settings_)  # usable: schedules a review
+    sched.review(
+        Scheduler().review(CardState(), Rating.GOOD, T0), Rating.GOOD, T0 + timedelta(days=2)
+    )
