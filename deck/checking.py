@@ -16,6 +16,7 @@ from typing import Any
 
 from deck import units
 from deck.errors import DeckError
+from deck.facts import Value
 from deck.instances import Instance, render_text
 from deck.model import AnswerSpec, Card, CardType, Computation, Rating
 from deck.placeholders import fill
@@ -135,6 +136,14 @@ def format_answer(value: float, dim: units.Dim | None, unit: str) -> str:
     return units.format_value(value, dim, unit)
 
 
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span, with a fence longer than any backtick run inside."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def solve(card: Card, instance: Instance, registry: Registry | None) -> Solution:
     """Compute the exact answer of ``instance``; raise :class:`CheckError` if that fails."""
     a = card.answer
@@ -142,7 +151,11 @@ def solve(card: Card, instance: Instance, registry: Registry | None) -> Solution
         from deck.formula import parse
 
         expr = parse(a.formula)
-        back = render_text(card.back, instance, {"answer": str(expr)})
+        formula_value = Value(a.formula, units.Dim.TEXT, formula=a.formula)
+        # A code span: inside **{answer}** the formula's * would otherwise be read as emphasis.
+        back = render_text(
+            card.back, instance, {"answer": code_span(str(expr))}, {"answer": formula_value}
+        )
         return Solution(None, str(expr), back=back, formula=a.formula, typed=str(expr))
     if card.type is CardType.CHOICE:
         order = instance.option_order or tuple(range(len(card.options)))
@@ -191,9 +204,15 @@ def _solve_numeric(
     value = float(value)
     text = format_answer(value, dim, a.unit)
     extra = {"answer": text}
+    values = {"answer": Value(value, dim)}
     if result is not None:
         extra.update({f"result.{k}": _format_result(v) for k, v in result.items() if _simple(v)})
-    back = render_text(card.back, instance, extra)
+        ex = registry.get(a.computation.run) if registry and a.computation else None
+        for k, v in result.items():
+            if _simple(v):
+                f = ex.field_(k) if ex is not None else None
+                values[f"result.{k}"] = Value(v, f.dimension if f else None)
+    back = render_text(card.back, instance, extra, values)
     typed = text.split(" (")[0].split(" = ")[0]
     return Solution(value, text, dim, a.unit, result, args, explanation, back, typed=typed)
 

@@ -16,9 +16,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deck import units
+from deck.constraints import (
+    MAX_DRAW_TRIES,
+    MAX_ENUMERATION,
+    MIN_INSTANCES,
+    ConstraintError,
+    count_instances,
+    satisfied,
+)
 from deck.errors import DeckError
+from deck.facts import Value, constant_values, evaluate_facts
 from deck.model import Card, CardType, ParamSpec
 from deck.placeholders import fill
+from deck.registry import Registry
+from deck.spans import SpanError, SpanKind, find_spans, format_value
 
 MAX_SWEEP_POINTS = 2000  # a claim's `where:` sweep runs at most this many combinations
 
@@ -32,6 +43,8 @@ class Instance:
     values: Mapping[str, Any] = field(default_factory=dict)
     shown: Mapping[str, str] = field(default_factory=dict)
     option_order: tuple[int, ...] = ()
+    # Parameters, facts and constants with their dimensions, for {=name|FORMAT} spans.
+    facts: Mapping[str, Value] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _factor(unit: str) -> float:
@@ -157,20 +170,119 @@ def draw_value(spec: ParamSpec, rng: random.Random, env: Mapping[str, Any]) -> t
     return value, show_value(raw, spec.unit)
 
 
-def draw(card: Card, seed: int) -> Instance:
-    """Draw the instance of ``card`` for ``seed``."""
+def draw(card: Card, seed: int, registry: Registry | None = None) -> Instance:
+    """Draw the instance of ``card`` for ``seed``; with a ``registry``, also compute the
+    card's facts so that its text can show them (a fault raises ``FactError``).
+
+    A card with ``constraints`` keeps drawing (deterministically) until an instance
+    satisfies them all; after ``MAX_DRAW_TRIES`` it raises ConstraintError."""
     rng = random.Random(f"{card.id}:{seed}")
-    values: dict[str, Any] = {}
-    shown: dict[str, str] = {}
-    for spec in card.params:
-        values[spec.name], shown[spec.name] = draw_value(spec, rng, values)
+    for _ in range(MAX_DRAW_TRIES if card.constraints else 1):
+        values: dict[str, Any] = {}
+        shown: dict[str, str] = {}
+        for spec in card.params:
+            values[spec.name], shown[spec.name] = draw_value(spec, rng, values)
+        try:
+            facts = span_values(card, values, registry)
+        except DeckError:
+            if not card.constraints:
+                raise
+            continue  # an executable refuses this combination: not a realistic instance
+        if realistic(card, facts, registry):
+            break
+    else:
+        raise ConstraintError(
+            f"card {card.id!r}: no draw in {MAX_DRAW_TRIES} satisfies its constraints"
+        )
     order: tuple[int, ...] = ()
     if card.type is CardType.CHOICE:
         idx = list(range(len(card.options)))
         if card.shuffle:
             rng.shuffle(idx)
         order = tuple(idx)
-    return Instance(card.id, seed, values, shown, order)
+    for name, value in facts.items():
+        if name not in shown and name in card.facts():
+            shown[name] = _default_text(value)
+    return Instance(card.id, seed, values, shown, order, facts)
+
+
+def realistic(card: Card, facts: Mapping[str, Value], registry: Registry | None) -> bool:
+    """Whether an instance's values satisfy the card's constraints (those that need a fact
+    are skipped when no registry computed facts)."""
+    if not card.constraints:
+        return True
+    env = {k: v.value for k, v in facts.items()}
+    usable = tuple(c for c in card.constraints if registry is not None or c.names <= env.keys())
+    return satisfied(usable, env)
+
+
+def instance_count(card: Card, registry: Registry | None) -> int | None:
+    """How many distinct instances ``card`` can draw, counted up to ``MIN_INSTANCES``; None
+    when a parameter is continuous or the space too large to enumerate (plenty)."""
+    axes: list[list[Any]] = []
+    specs = [s for s in card.params if s.formula is None]
+    for spec in specs:
+        values = _axis(spec)
+        if values is None:
+            return None
+        axes.append(values)
+    if not card.constraints:
+        return min(math.prod(len(a) for a in axes), MIN_INSTANCES) if axes else 1
+
+    def accept(combo: tuple[Any, ...]) -> bool:
+        values = {s.name: v for s, v in zip(specs, combo, strict=True)}
+        for spec in card.params:
+            if spec.formula is not None:
+                values[spec.name], _ = draw_value(spec, random.Random(0), values)
+        try:
+            return realistic(card, span_values(card, values, registry), registry)
+        except DeckError:
+            return False
+
+    return count_instances(axes, accept)
+
+
+def _axis(spec: ParamSpec) -> list[Any] | None:
+    """Every value a parameter can take (base units), or None for a continuous range."""
+    f = _factor(spec.unit)
+    if spec.choices is not None:
+        raws: list[Any] = list(dict.fromkeys(spec.choices))
+    else:
+        assert spec.range is not None
+        size = grid_size(spec)
+        if size is None:
+            lo, hi = spec.range
+            if not spec.integer or spec.log or hi - lo > MAX_ENUMERATION:
+                return None
+            raws = list(range(math.ceil(lo), math.floor(hi) + 1))
+        elif size > MAX_ENUMERATION:
+            return None  # counted, never listed: plenty of instances
+        else:
+            raws = [_grid_value(spec, i) for i in range(size)]
+    return [r if isinstance(r, str) else r * f for r in raws]
+
+
+def span_values(
+    card: Card, values: Mapping[str, Any], registry: Registry | None
+) -> dict[str, Value]:
+    """What spans may show for these parameter values: constants, parameters, facts."""
+    out: dict[str, Value] = constant_values(registry)
+    for spec in card.params:
+        if spec.name in values:
+            dim = units.unit_dim(spec.unit) if spec.unit else None
+            out[spec.name] = Value(values[spec.name], dim if dim else units.Dim.COUNT)
+    if registry is not None and card.verify:
+        out.update(evaluate_facts(card, values, registry))
+    return out
+
+
+def _default_text(value: Value) -> str:
+    if value.formula is not None:
+        return value.formula
+    try:
+        return format_value(value.value, value.dim)
+    except SpanError:
+        return str(value.value)
 
 
 def sweep(specs: Sequence[ParamSpec]) -> Iterator[tuple[dict[str, Any], dict[str, str]]]:
@@ -213,12 +325,50 @@ def sweep(specs: Sequence[ParamSpec]) -> Iterator[tuple[dict[str, Any], dict[str
         yield values, shown
 
 
-def render_text(text: str, instance: Instance, extra: Mapping[str, str] | None = None) -> str:
-    """Fill ``{param}`` (and any ``extra`` names such as ``answer``) in ``text``."""
+def render_text(
+    text: str,
+    instance: Instance,
+    extra: Mapping[str, str] | None = None,
+    values: Mapping[str, Value] | None = None,
+) -> str:
+    """Fill spans and ``{param}`` placeholders (and ``extra`` names such as ``answer``, whose
+    raw ``values`` serve ``{=answer|GiB}``) in ``text``."""
+    if "{" in text:
+        text = render_spans(text, {**instance.facts, **(values or {})})
     if extra:
         merged = {**instance.shown, **extra}
         return fill(text, merged)
     return fill(text, instance.shown)
+
+
+def render_spans(text: str, env: Mapping[str, Value]) -> str:
+    """``text`` with each span replaced by what it shows: a rendered span by its formatted
+    value (left as written when the value is unknown), a checked span by its figure."""
+    spans, _ = find_spans(text)
+    if not spans:
+        return text
+    out: list[str] = []
+    i = 0
+    for span in spans:
+        if span.kind is SpanKind.CHECK:
+            shown = span.literal
+        else:
+            value = env.get(span.ref)
+            if value is None:
+                continue
+            try:
+                shown = (
+                    value.formula
+                    if value.formula is not None
+                    else format_value(value.value, value.dim, span.fmt)
+                )
+            except SpanError:
+                continue
+        out.append(text[i : span.start])
+        out.append(shown)
+        i = span.end
+    out.append(text[i:])
+    return "".join(out)
 
 
 def render_front(card: Card, instance: Instance) -> str:

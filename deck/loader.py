@@ -31,13 +31,28 @@ from deck.model import (
 )
 from deck.placeholders import placeholders
 from deck.registry import ArgumentError, Registry, suggest
+from deck.spancheck import span_problems
+from deck.textpos import TextOrigin, origin_at
 from deck.yamlsource import LList, LMap, Pos, parse_yaml, read_text
 
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 NAME_PATTERN = re.compile(r"^[A-Za-z_\u0370-\u03ff][A-Za-z0-9_\u0370-\u03ff]*$")
 
-FILE_KEYS = ("deck", "tags", "source", "cards")
-COMMON_KEYS = ("id", "type", "front", "back", "deck", "tags", "source", "hint", "params", "verify")
+FILE_KEYS = ("deck", "tags", "source", "unproven", "cards")
+UNPROVEN_POLICIES = ("error", "warn")
+COMMON_KEYS = (
+    "id",
+    "type",
+    "front",
+    "back",
+    "deck",
+    "tags",
+    "source",
+    "hint",
+    "params",
+    "constraints",
+    "verify",
+)
 TYPE_KEYS: dict[CardType, tuple[str, ...]] = {
     CardType.BASIC: (),
     CardType.CHOICE: ("options", "correct", "shuffle"),
@@ -56,8 +71,21 @@ ANSWER_KEYS = (
     "expr",
     "formula",
     "strict_unit",
+    "expect",
 )
-CLAIM_KEYS = ("claim", "run", "args", "field", "expect", "where", "tolerance")
+FORMULA_ANSWER_KEYS = ("formula", "tolerance", "run", "args", "field")
+CLAIM_KEYS = (
+    "claim",
+    "name",
+    "run",
+    "expr",
+    "vary",
+    "args",
+    "field",
+    "expect",
+    "where",
+    "tolerance",
+)
 VARIABLE_KEYS = ("range", "integer", "meaning")
 CARD_FILE_SUFFIXES = (".yaml", ".yml")
 
@@ -147,17 +175,23 @@ def load_text(
     data, problem = parse_yaml(text, path)
     if problem is not None:
         return [], [problem]
-    return _FileValidator(path, registry).file(data)
+    return _FileValidator(path, registry, text).file(data)
 
 
 class _FileValidator:
     """Validates one parsed file, collecting problems instead of stopping at the first."""
 
-    def __init__(self, path: str, registry: Registry | None) -> None:
+    def __init__(self, path: str, registry: Registry | None, source: str = "") -> None:
         self.path = path
         self.registry = registry
+        self.source = source
         self.problems: list[Problem] = []
         self.card_id: str | None = None
+        self.unproven = "error"
+        self.claim_maps: list[tuple[Claim, LMap]] = []
+        self.constant_names: frozenset[str] = (
+            frozenset(registry.constants) if registry is not None else frozenset()
+        )
 
     # ------------------------------------------------------------------ reporting
 
@@ -257,6 +291,16 @@ class _FileValidator:
         deck = self.deck_name(data, "default")
         tags = self.str_list(data, "tags", "tags")
         source = self.text(data, "source", "source") or ""
+        policy = self.text(data, "unproven", "unproven")
+        if policy is not None:
+            if policy in UNPROVEN_POLICIES:
+                self.unproven = policy
+            else:
+                self.report(
+                    data.where("unproven"),
+                    "unproven",
+                    f"expected one of {', '.join(UNPROVEN_POLICIES)}, found {policy!r}",
+                )
         if "cards" not in data:
             self.report(data.pos, "cards", "missing: a card file needs a 'cards:' list")
             return [], self.problems
@@ -349,20 +393,37 @@ class _FileValidator:
         elif ctype is CardType.CHOICE:
             options, correct = self.choice(m)
             shuffle = self.boolean(m, "shuffle", "shuffle", True)
-        claims = self.claims(m, param_names)
+        claims = self.claims(m, param_names, params)
 
-        names = param_names | declared
+        fact_names = {c.name for c in claims if c.name}
+        names = param_names | declared | fact_names | self.constant_names
+        constraints = self.constraints(m, param_names | declared | fact_names)
         answered = ctype in (CardType.NUMERIC, CardType.FORMULA, CardType.CHOICE)
         computed = (
             ctype is CardType.NUMERIC and isinstance(m.get("answer"), LMap) and "run" in m["answer"]
         )
-        self.check_placeholders(m, "front", front, names)
-        self.check_placeholders(
-            m, "back", back, names | {"answer"} if answered else names, allow_result=computed
-        )
-        self.check_placeholders(m, "hint", hint, names)
+        origins: dict[str, TextOrigin] = {}
+        back_names = names | {"answer"} if answered else names
+        if computed and answer is not None and answer.computation is not None:
+            back_names = back_names | self.result_names(answer.computation)
+        for field, text_value, container, key, allowed in (
+            ("front", front, m, "front", names),
+            ("back", back, m, "back", back_names),
+            ("hint", hint, m, "hint", names),
+        ):
+            self.check_placeholders(
+                m, field, text_value, allowed, allow_result=computed and field == "back"
+            )
+            self.text_spans(container, key, field, text_value, allowed, origins)
         for i, opt in enumerate(options):
             self.check_placeholders(m, f"options[{i}]", opt, names, pos=m["options"].where(i))
+            self.text_spans(m["options"], i, f"options[{i}]", opt, names | {"answer"}, origins)
+        for i, (claim, claim_map) in enumerate(self.claim_maps):
+            if claim.text:
+                claim_names = names | {p.name for p in claim.where} | {"expect"}
+                self.text_spans(
+                    claim_map, "claim", f"verify[{i}].claim", claim.text, claim_names, origins
+                )
 
         if len(self.problems) > before or card_id is None or ctype is None or front is None:
             return None
@@ -383,6 +444,9 @@ class _FileValidator:
             hint=hint,
             source=card_source,
             location=self.loc(pos),
+            origins=origins,
+            unproven=self.unproven,
+            constraints=constraints,
         )
 
     def deck_name(self, m: LMap, default: str) -> str:
@@ -398,6 +462,67 @@ class _FileValidator:
             )
             return default  # never a name that could lead an export out of its folder
         return deck
+
+    def constraints(self, m: LMap, names: set[str]) -> tuple[Any, ...]:
+        """``constraints:``, a list of comparisons over parameters, facts and constants."""
+        from deck.constraints import ConstraintError, parse_constraint
+
+        texts = self.str_list(m, "constraints", "constraints")
+        out = []
+        raw = m.get("constraints")
+        for i, text in enumerate(texts):
+            pos = raw.where(i) if isinstance(raw, LList) else m.where("constraints")
+            try:
+                c = parse_constraint(text)
+            except ConstraintError as exc:
+                self.report(pos, f"constraints[{i}]", str(exc))
+                continue
+            unknown = sorted(c.names - names - self.constant_names)
+            if unknown:
+                self.report(
+                    pos,
+                    f"constraints[{i}]",
+                    f"unknown name(s) {', '.join(unknown)}: use parameters, facts or constants",
+                )
+                continue
+            out.append(c)
+        return tuple(out)
+
+    def result_names(self, comp: Computation) -> set[str]:
+        if self.registry is None or comp.run not in self.registry:
+            return set()
+        return {f"result.{f.name}" for f in self.registry.get(comp.run).fields}
+
+    def origin(self, container: LMap | LList, key: Any) -> TextOrigin:
+        """Where the text value ``container[key]`` starts in the file, and how it is written."""
+        marks = container.value_pos if isinstance(container, LMap) else None
+        mark = dict.get(marks, key) if marks is not None else None
+        if mark is None and isinstance(container, LList) and isinstance(key, int):
+            mark = container.item_marks[key] if key < len(container.item_marks) else None
+        if mark is None or not hasattr(mark, "index"):
+            pos = container.where(key)
+            return TextOrigin(pos.line, pos.col)
+        return origin_at(self.source, mark.index, mark.line + 1, mark.column + 1)
+
+    def text_spans(
+        self,
+        container: Any,
+        key: Any,
+        field: str,
+        text: str | None,
+        names: set[str],
+        origins: dict[str, TextOrigin],
+    ) -> None:
+        """Record where ``text`` starts and report its malformed or unknown spans in place."""
+        if not text or not isinstance(container, LMap | LList):
+            return
+        origin = self.origin(container, key)
+        origins[field] = origin
+        if "{" not in text:
+            return
+        for offset, message in span_problems(text, names):
+            line, col = origin.locate(text, offset)
+            self.report(Pos(line, col), field, message)
 
     def card_identity(self, m: LMap, index: int) -> str | None:
         if "id" not in m:
@@ -812,6 +937,7 @@ class _FileValidator:
         unit = self.unit(a, "answer.unit") or ""
         tolerance = self.tolerance(a, "answer.tolerance", Tolerance())
         strict = self.boolean(a, "strict_unit", "answer.strict_unit", False)
+        expect = self.answer_expect(a, params)
         sources = [k for k in ("run", "value", "expr") if k in a]
         if len(sources) != 1:
             self.report(
@@ -836,7 +962,12 @@ class _FileValidator:
                     )
                     return None
             return AnswerSpec(
-                computation=comp, unit=unit, tolerance=tolerance, strict_unit=strict, location=loc
+                computation=comp,
+                unit=unit,
+                tolerance=tolerance,
+                strict_unit=strict,
+                location=loc,
+                expect=expect,
             )
         if sources[0] == "value":
             raw = a["value"]
@@ -870,6 +1001,29 @@ class _FileValidator:
         return AnswerSpec(
             expr=expr, unit=unit, tolerance=tolerance, strict_unit=strict, location=loc
         )
+
+    def answer_expect(self, a: LMap, params: Sequence[ParamSpec]) -> str | None:
+        """``answer.expect``: the closed form the computed answer is held to."""
+        if "expect" not in a:
+            return None
+        raw = a["expect"]
+        if isinstance(raw, bool) or not isinstance(raw, str | int | float):
+            self.report(
+                a.where("expect"),
+                "answer.expect",
+                _type_message("a formula or a quantity", raw, a.raw.get("expect")),
+            )
+            return None
+        text = str(raw)
+        if isinstance(raw, str):
+            try:
+                units.parse_quantity(text)
+                return text
+            except units.UnitError:
+                known = {p.name for p in params} | self.constant_names
+                if self.formula_vars(text, a.where("expect"), "answer.expect", known) is None:
+                    return None
+        return text
 
     def variables(self, m: LMap) -> tuple[Variable, ...]:
         if "variables" not in m:
@@ -931,12 +1085,27 @@ class _FileValidator:
         if isinstance(a, str):
             formula, pos, tol = a, m.where("answer"), Tolerance(rel=1e-6)
         elif isinstance(a, LMap):
-            self.unknown_keys(a, ("formula", "tolerance"), "answer.", " for a formula card")
+            self.unknown_keys(a, FORMULA_ANSWER_KEYS, "answer.", " for a formula card")
             formula = self.text(a, "formula", "answer.formula", required=True)
             pos = a.where("formula")
             tol = self.tolerance(a, "answer.tolerance", Tolerance(rel=1e-6))
             if formula is None:
                 return None
+            if "run" in a:
+                as_params = [
+                    ParamSpec(v.name, range=(v.low, v.high), integer=v.integer) for v in variables
+                ]
+                comp = self.computation(a, "answer", as_params)
+                if comp is None:
+                    return None
+                if (
+                    self.formula_vars(formula, pos, "answer.formula", {v.name for v in variables})
+                    is None
+                ):
+                    return None
+                return AnswerSpec(
+                    formula=formula, tolerance=tol, location=self.loc(pos), computation=comp
+                )
         else:
             self.report(
                 m.where("answer"), "answer", f"expected {{formula: ...}}, found {_describe(a)}"
@@ -1002,7 +1171,10 @@ class _FileValidator:
 
     # ------------------------------------------------------------------ claims
 
-    def claims(self, m: LMap, param_names: set[str]) -> tuple[Claim, ...]:
+    def claims(
+        self, m: LMap, param_names: set[str], params: Sequence[ParamSpec] = ()
+    ) -> tuple[Claim, ...]:
+        self.claim_maps = []
         if "verify" not in m:
             return ()
         raw = m["verify"]
@@ -1012,6 +1184,8 @@ class _FileValidator:
             )
             return ()
         out = []
+        facts: set[str] = set()
+        self.claim_maps = []
         for i, c in enumerate(raw):
             field = f"verify[{i}]"
             if not isinstance(c, LMap):
@@ -1022,7 +1196,8 @@ class _FileValidator:
                 )
                 continue
             self.unknown_keys(c, CLAIM_KEYS, f"{field}.")
-            text = self.text(c, "claim", f"{field}.claim", required=True)
+            fact = self.fact_name(c, field, param_names, facts)
+            text = self.text(c, "claim", f"{field}.claim", required=not fact) or ""
             where: list[ParamSpec] = []
             known: set[str] = set()
             if "where" in c:
@@ -1058,7 +1233,43 @@ class _FileValidator:
                     f"{points:,} combinations; keep a sweep under {MAX_SWEEP_POINTS:,}",
                 )
                 continue
-            comp = self.computation(c, field, where)
+            # Without a sweep a claim is evaluated at each instance: it may use the parameters.
+            scope: Sequence[ParamSpec] = where if where else params
+            if not where:
+                known |= param_names
+            known |= self.constant_names
+            expr_text: str | None = None
+            if "expr" in c:
+                if "run" in c:
+                    self.report(
+                        c.key_pos.get("expr"), f"{field}.expr", "give run or expr, not both"
+                    )
+                    continue
+                expr_text = self.text(c, "expr", f"{field}.expr")
+                if (
+                    expr_text is None
+                    or self.formula_vars(expr_text, c.where("expr"), f"{field}.expr", known | facts)
+                    is None
+                ):
+                    continue
+                comp = None
+            else:
+                comp = self.computation(c, field, scope)
+                if comp is None:
+                    continue
+            vary = self.text(c, "vary", f"{field}.vary") or ""
+            if vary and comp is None:
+                self.report(c.where("vary"), f"{field}.vary", "vary needs run:")
+                continue
+            if vary and comp is not None and self.registry is not None:
+                decl = self.registry.get(comp.run).param(vary)
+                if decl is None or vary not in dict(comp.args):
+                    self.report(
+                        c.where("vary"),
+                        f"{field}.vary",
+                        f"{vary!r} must be one of the arguments given in args",
+                    )
+                    continue
             if "expect" not in c:
                 self.report(
                     c.pos, f"{field}.expect", "missing: the value or formula the result must equal"
@@ -1083,7 +1294,18 @@ class _FileValidator:
                 and (f := self.registry.get(comp.run).field_(comp.field)) is not None
                 and f.dimension is units.Dim.TEXT
             )
-            if textual_field:
+            if vary:
+                from deck.model import Scaling
+
+                kinds = [k.value for k in Scaling]
+                if expect_text not in kinds:
+                    self.report(
+                        c.where("expect"),
+                        f"{field}.expect",
+                        f"a scaling fact expects one of {', '.join(kinds)}{suggest(expect_text, kinds)}",
+                    )
+                    continue
+            elif textual_field:
                 pass  # a text result (an algorithm's name) is compared as written
             elif isinstance(expect, str):
                 try:
@@ -1098,11 +1320,47 @@ class _FileValidator:
                     ):
                         continue
             tol = self.tolerance(c, f"{field}.tolerance", Tolerance(rel=1e-9))
-            if text is None or comp is None:
+            if comp is None and expr_text is None:
                 continue
-            self.check_placeholders(c, f"{field}.claim", text, known)
-            out.append(Claim(text, comp, expect_text, tuple(where), tol, self.loc(raw.where(i))))
+            self.check_placeholders(c, f"{field}.claim", text, known | facts | {"expect"})
+            out.append(
+                Claim(
+                    text,
+                    comp,
+                    expect_text,
+                    tuple(where),
+                    tol,
+                    self.loc(raw.where(i)),
+                    name=fact,
+                    expr=expr_text,
+                    vary=vary,
+                )
+            )
+            self.claim_maps.append((out[-1], c))
+            if fact and not where:
+                facts.add(fact)
         return tuple(out)
+
+    def fact_name(self, c: LMap, field: str, params: set[str], facts: set[str]) -> str:
+        """A claim's ``name`` (empty when it has none), after checking it is a fresh name."""
+        name = self.text(c, "name", f"{field}.name")
+        if not name:
+            return ""
+        problem = None
+        if not NAME_PATTERN.match(name):
+            problem = "a fact name is a letter followed by letters, digits or '_'"
+        elif name in params:
+            problem = f"{name!r} is already a parameter"
+        elif name in facts:
+            problem = f"another claim of this card is named {name!r}"
+        elif name in self.constant_names:
+            problem = f"{name!r} is a declared constant"
+        elif name in ("answer", "result", "expect", "pi", "e"):
+            problem = f"{name!r} is reserved"
+        if problem:
+            self.report(c.where("name"), f"{field}.name", problem)
+            return ""
+        return name
 
 
 # ---------------------------------------------------------------------- helpers

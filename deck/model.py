@@ -7,8 +7,11 @@ reports every problem it finds on the way. Nothing here runs code.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from deck.textpos import TextOrigin
 
 
 class Rating(enum.IntEnum):
@@ -115,6 +118,10 @@ class AnswerSpec:
     tolerance: Tolerance = field(default_factory=Tolerance)
     strict_unit: bool = False  # the answer must name a unit of the same family (GB vs GiB)
     location: Location | None = None
+    # The independent closed form (a formula over the parameters and constants, or a
+    # quantity) that ``check`` holds the computed answer to: two derivations of one number.
+    expect: str | None = None
+    expect_tolerance: Tolerance | None = None
 
 
 @dataclass(frozen=True)
@@ -128,6 +135,16 @@ class Variable:
     meaning: str = ""
 
 
+class Scaling(enum.Enum):
+    """How a result grows with one argument (a scaling fact's value)."""
+
+    CONSTANT = "constant"
+    LOGARITHMIC = "logarithmic"
+    LINEAR = "linear"
+    QUADRATIC = "quadratic"
+    CUBIC = "cubic"
+
+
 @dataclass(frozen=True)
 class Claim:
     """A quantitative statement ``quizcoll check`` proves by running an executable.
@@ -135,14 +152,28 @@ class Claim:
     For every point of the sweep ``where`` (a cartesian product of parameter specs),
     the executable's ``field`` must equal ``expect`` (a formula over the sweep
     variables, or a quantity such as ``"3.73 GiB"``) within ``tolerance``.
+
+    A claim with a ``name`` is a *fact* that card text can show (``{=name}``) or check a
+    figure against (``{~3.73 GiB=name}``). Without ``where`` it is evaluated at each
+    instance of the card (its arguments may use the card's parameters); with ``where`` its
+    value is its ``expect`` formula, proven over the sweep. Instead of ``run`` a fact may
+    derive its value from others with ``expr`` (still held to ``expect``), and with
+    ``vary`` it measures how the field grows with one argument (``expect: linear``).
     """
 
     text: str
-    computation: Computation
+    computation: Computation | None
     expect: str
     where: tuple[ParamSpec, ...] = ()
     tolerance: Tolerance = field(default_factory=lambda: Tolerance(rel=1e-9))
     location: Location | None = None
+    name: str = ""
+    expr: str | None = None
+    vary: str = ""
+
+    @property
+    def is_sweep(self) -> bool:
+        return bool(self.where)
 
 
 @dataclass(frozen=True)
@@ -165,6 +196,23 @@ class Card:
     hint: str = ""
     source: str = ""
     location: Location = field(default_factory=lambda: Location("<memory>"))
+    # Where each text field starts in its file ("front", "options[2]", "verify[1].claim").
+    origins: Mapping[str, TextOrigin] = field(default_factory=dict, compare=False, repr=False)
+    # "error": a number no span proves fails check; "warn": it is listed, check passes.
+    unproven: str = "error"
+    # What a realistic instance satisfies (deck.constraints.Constraint): draws reject others.
+    constraints: tuple[Any, ...] = ()
+
+    def facts(self) -> dict[str, Claim]:
+        """The named claims, by name."""
+        return {c.name: c for c in self.verify if c.name}
+
+    def texts(self) -> list[tuple[str, str]]:
+        """Every text field a learner sees, as (field, text)."""
+        out = [("front", self.front), ("back", self.back), ("hint", self.hint)]
+        out += [(f"options[{i}]", t) for i, t in enumerate(self.options)]
+        out += [(f"verify[{i}].claim", c.text) for i, c in enumerate(self.verify) if c.text]
+        return [(f, t) for f, t in out if t]
 
     @property
     def parametric(self) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import enum
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +38,7 @@ Dimension = Dim
 
 
 _REQUIRED: Any = object()
+RESULT_CACHE_SIZE = 8192  # remembered executable results (pure functions of their arguments)
 
 
 @dataclass(frozen=True)
@@ -184,6 +186,23 @@ class Executable:
         return bound
 
 
+@dataclass(frozen=True)
+class Constant:
+    """A declared fact that is a definition or a published figure, with its source.
+
+    Cards refer to constants by name (in spans and in ``expect`` formulas) instead of typing
+    the figure: ``fp16_bytes``, ``h100_reported_bytes``. ``value`` is in base units of
+    ``dimension`` (bytes, bytes/s, seconds, a count or a ratio); ``unit`` is how it is shown.
+    """
+
+    name: str
+    value: float
+    dimension: Dimension
+    source: str
+    unit: str = ""
+    summary: str = ""
+
+
 class ArgumentError(DeckError):
     """An argument that does not fit an executable's declaration."""
 
@@ -197,8 +216,37 @@ class Registry:
 
     def __init__(self, executables: Iterable[Executable] = ()) -> None:
         self._by_name: dict[str, Executable] = {}
+        self._constants: dict[str, Constant] = {}
+        self._results: OrderedDict[tuple[Any, ...], Result] = OrderedDict()
+        self._terms: set[str] = set()
         for ex in executables:
             self.add(ex)
+
+    def add_constant(self, constant: Constant) -> Constant:
+        """Declare a constant; its name must be new and its value finite."""
+        if constant.name in self._constants:
+            raise ValueError(f"constant {constant.name!r} declared twice")
+        if not math.isfinite(constant.value):
+            raise ValueError(f"constant {constant.name!r} is not finite")
+        if not constant.source.strip():
+            raise ValueError(f"constant {constant.name!r} has no source")
+        self._constants[constant.name] = constant
+        return constant
+
+    def constant(self, name: str) -> Constant | None:
+        return self._constants.get(name)
+
+    @property
+    def constants(self) -> Mapping[str, Constant]:
+        return dict(self._constants)
+
+    def add_terms(self, *terms: str) -> None:
+        """Words that start with a digit but name things, not quantities (``1F1B``, ``3D``)."""
+        self._terms.update(terms)
+
+    @property
+    def terms(self) -> frozenset[str]:
+        return frozenset(self._terms)
 
     def add(self, executable: Executable) -> Executable:
         if executable.name in self._by_name:
@@ -268,13 +316,30 @@ class Registry:
         return sorted(self._by_name)
 
     def call(self, name: str, args: Mapping[str, Any]) -> Result:
-        """Bind ``args`` and run the executable; check it returned its declared fields."""
+        """Bind ``args`` and run the executable; check it returned its declared fields.
+
+        Executables are pure functions of their arguments, so a call with the same bound
+        arguments returns the remembered result (a collection's claims and cards ask the
+        same questions many times over)."""
         ex = self.get(name)
         bound = ex.bind(args)
+        key = (name, tuple(bound.items()))
+        try:
+            cached = self._results.get(key)
+        except TypeError:  # an unhashable argument: nothing to remember it by
+            key, cached = None, None
+        if cached is not None:
+            self._results.move_to_end(key)
+            return dict(cached)
         result = ex.function(**bound)
         missing = [f.name for f in ex.fields if f.name not in result]
         if missing:
             raise DeckError(f"executable {name} returned no field(s) {', '.join(missing)}")
+        if key is not None:
+            self._results[key] = result
+            if len(self._results) > RESULT_CACHE_SIZE:
+                self._results.popitem(last=False)
+            return dict(result)  # callers get their own mapping; the remembered one stays
         return result
 
 

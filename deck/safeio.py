@@ -99,7 +99,9 @@ def read_bytes(path: str | os.PathLike[str], *, limit: int, what: str = "file") 
         if not stat.S_ISREG(info.st_mode):
             raise PathError(f"{p}: is {_kind(info.st_mode)}, expected a {what}")
         if info.st_size > limit:
-            raise PathError(f"{p}: {info.st_size:,} bytes; a {what} is limited to {limit:,}")
+            raise PathError(
+                f"{p}: {info.st_size:,} bytes is larger than a {what} may be ({limit:,} bytes)"
+            )
         chunks: list[bytes] = []
         got = 0
         while got <= limit:  # the size can change while we read: the cap is on what we read
@@ -109,7 +111,7 @@ def read_bytes(path: str | os.PathLike[str], *, limit: int, what: str = "file") 
             chunks.append(chunk)
             got += len(chunk)
         if got > limit:
-            raise PathError(f"{p}: more than {limit:,} bytes; a {what} is limited to {limit:,}")
+            raise PathError(f"{p}: larger than a {what} may be ({limit:,} bytes)")
         return b"".join(chunks)
     except OSError as exc:
         raise PathError(f"{p}: cannot read: {_reason(exc)}") from None

@@ -527,6 +527,16 @@ def format_bytes_both(n: float, digits: int = 2) -> str:
     return f"{format_bytes(n, binary=True, digits=digits)} ({format_bytes(n, binary=False, digits=digits)})"
 
 
+def format_bytes_pair(n: float, digits: int = 2) -> str:
+    """``14.00 GB = 13.04 GiB``: both readings in one unit scale, GB/GiB from a gigabyte up and
+    below that the scale that fits (``57.34 KB = 56.00 KiB``), so nothing prints as 0.00."""
+    if abs(n) >= 1e9:
+        return f"{n / 1e9:,.{digits}f} GB = {n / 2**30:,.{digits}f} GiB"
+    if abs(n) < 1000:
+        return format_bytes(n, digits=digits)
+    return f"{format_bytes(n, binary=False, digits=digits)} = {format_bytes(n, digits=digits)}"
+
+
 def format_rate(bps: float, digits: int = 2) -> str:
     x = float(bps)
     for name, f in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("KB/s", 1e3)):

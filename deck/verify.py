@@ -9,48 +9,32 @@ be accepted by the checker.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from deck import units
 from deck.checking import CheckError, check_answer, resolve_value, solve
+from deck.constraints import MIN_INSTANCES
 from deck.errors import DeckError
-from deck.instances import Instance, draw, render_front, render_options, sweep
-from deck.model import Card, CardType, Claim, Collection, Location
+from deck.facts import constant_values
+from deck.failures import Failure
+from deck.instances import Instance, draw, instance_count, render_front, render_options, sweep
+from deck.model import Card, CardType, Claim, Collection
 from deck.placeholders import placeholders
+from deck.proofs import (
+    agrees,
+    expected_value,
+    prove_formula_answer,
+    prove_instance,
+    show,
+    unproven_failures,
+)
 from deck.registry import Registry
+from deck.spans import SpanKind, find_spans
 
 DEFAULT_SEEDS = 5
-
-
-@dataclass(frozen=True)
-class Failure:
-    """One failed claim point or card instance."""
-
-    card_id: str
-    location: Location | None
-    what: str
-    message: str
-    expected: str = ""
-    actual: str = ""
-
-    def format(self) -> str:
-        loc = str(self.location) if self.location else "?"
-        tail = (
-            f": expected {self.expected}, got {self.actual}" if self.expected or self.actual else ""
-        )
-        return f"{loc}: card {self.card_id!r}: {self.what}: {self.message}{tail}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "card": self.card_id,
-            "location": str(self.location) if self.location else None,
-            "what": self.what,
-            "message": self.message,
-            "expected": self.expected,
-            "actual": self.actual,
-        }
+__all__ = ["DEFAULT_SEEDS", "CheckReport", "Failure", "check_claim", "run_checks"]
 
 
 @dataclass(frozen=True)
@@ -62,8 +46,16 @@ class CheckReport:
     failures: tuple[Failure, ...]
 
     @property
+    def errors(self) -> tuple[Failure, ...]:
+        return tuple(f for f in self.failures if not f.warning)
+
+    @property
+    def warnings(self) -> tuple[Failure, ...]:
+        return tuple(f for f in self.failures if f.warning)
+
+    @property
     def ok(self) -> bool:
-        return not self.failures
+        return not self.errors
 
 
 def run_checks(
@@ -79,13 +71,19 @@ def run_checks(
     for i, card in enumerate(cards):
         if on_card is not None:
             on_card(i, len(cards), card)
+        failures.extend(unproven_failures(card, registry))
         for claim_index, claim in enumerate(card.verify):
             claims += 1
-            n, fails = check_claim(card, claim_index, claim, registry)
-            points += n
-            failures.extend(fails)
+            if claim.where:
+                n, fails = check_claim(card, claim_index, claim, registry)
+                points += n
+                failures.extend(fails)
+        if registry is not None:
+            failures.extend(prove_formula_answer(card, registry))
+        failures.extend(_instance_space(card, registry))
         n, fails = check_instances(card, registry, seeds)
         instances += n
+        points += n * sum(1 for c in card.verify if not c.where)
         failures.extend(fails)
     return CheckReport(len(cards), claims, points, instances, tuple(failures))
 
@@ -103,31 +101,25 @@ def check_claim(
         return 0, [Failure(card.id, claim.location, what, "no registry of executables to run it")]
     failures: list[Failure] = []
     n = 0
-    try:
-        expected_q = units.parse_quantity(claim.expect)
-        fixed: float | None = expected_q.value
-    except units.UnitError:
-        fixed = None
-    ex = registry.get(claim.computation.run)
-    fdef = ex.field_(claim.computation.field)
-    dim = fdef.dimension if fdef else None
-    text_expected = claim.expect if dim is units.Dim.TEXT else None
+    comp = claim.computation
+    dim = None
+    if comp is not None:
+        fdef = registry.get(comp.run).field_(comp.field)
+        dim = fdef.dimension if fdef else None
+    constants = {k: v.value for k, v in constant_values(registry).items()}
     for values, shown in sweep(claim.where):
         n += 1
+        env = {**constants, **values}
         try:
-            args = {k: resolve_value(v, values, shown) for k, v in claim.computation.args}
-            result = registry.call(claim.computation.run, args)
-            actual = result[claim.computation.field]
-            if text_expected is not None:
-                expected = text_expected
-            elif fixed is not None:
-                expected = fixed
+            if comp is not None:
+                args = {k: resolve_value(v, values, shown) for k, v in comp.args}
+                actual = registry.call(comp.run, args)[comp.field]
             else:
                 from deck.formula import evaluate
 
-                expected = evaluate(
-                    claim.expect, {k: v for k, v in values.items() if isinstance(v, int | float)}
-                )
+                assert claim.expr is not None
+                actual = evaluate(claim.expr, {k: v for k, v in env.items() if _number(v)})
+            expected = expected_value(claim, env, dim)
         except DeckError as exc:
             failures.append(
                 Failure(card.id, claim.location, what, f"at {_point_text(shown)}: {exc}")
@@ -135,19 +127,15 @@ def check_claim(
             if len(failures) >= 3:  # the same fault at every point: three say enough
                 break
             continue
-        if isinstance(actual, str) or isinstance(expected, str):
-            ok = str(actual) == str(expected)
-        else:
-            ok = claim.tolerance.accepts(float(actual), float(expected))
-        if not ok:
+        if not agrees(actual, expected, claim.tolerance):
             failures.append(
                 Failure(
                     card.id,
                     claim.location,
                     what,
                     f"at {_point_text(shown)}" if shown else "",
-                    _show(expected, dim),
-                    _show(actual, dim),
+                    show(expected, dim),
+                    show(actual, dim),
                 )
             )
             if len(failures) >= 3:  # a wrong claim fails everywhere; three points say enough
@@ -155,27 +143,37 @@ def check_claim(
     return n, failures
 
 
-def _show(value: Any, dim: units.Dim | None) -> str:
-    if isinstance(value, str):
-        return repr(value)
-    text = units.format_number(float(value), 8)
-    if dim is units.Dim.BYTES:
-        return f"{text} B ({units.format_bytes_both(float(value), digits=3)})"
-    if dim in (units.Dim.RATE, units.Dim.SECONDS):
-        return f"{text} ({units.format_value(float(value), dim)})"
-    return text
+def _instance_space(card: Card, registry: Registry | None) -> list[Failure]:
+    """A parametric card must offer ``MIN_INSTANCES`` distinct instances (or none to vary)."""
+    if not card.params:
+        return []
+    count = instance_count(card, registry)
+    if count is None or count >= MIN_INSTANCES or (count == 1 and not card.constraints):
+        return []
+    if count == 0:
+        message = "no instance satisfies the constraints"
+    else:
+        message = (
+            f"only {count} distinct instance(s) (at least {MIN_INSTANCES}, so answers are "
+            "computed, not remembered): add values or widen ranges"
+        )
+    return [Failure(card.id, card.location, "params", message, warning=card.unproven == "warn")]
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
 
 
 def check_instances(card: Card, registry: Registry | None, seeds: int) -> tuple[int, list[Failure]]:
     """Draw ``seeds`` instances and check each end to end."""
-    if card.type is CardType.BASIC and not card.params:
-        return 0, _unfilled(card, draw(card, 0))
+    if not card.params:
+        seeds = 1  # every seed draws the same values: one instance proves them all
     failures: list[Failure] = []
     n = 0
     for seed in range(seeds):
         n += 1
         try:
-            inst = draw(card, seed)
+            inst = draw(card, seed, registry)
         except DeckError as exc:
             failures.append(Failure(card.id, card.location, f"params (seed {seed})", str(exc)))
             break
@@ -185,6 +183,15 @@ def check_instances(card: Card, registry: Registry | None, seeds: int) -> tuple[
         except (CheckError, DeckError) as exc:
             failures.append(Failure(card.id, card.location, f"answer (seed {seed})", str(exc)))
             break
+        if registry is not None:
+            failures.extend(prove_instance(card, inst, registry, sol))
+        if card.type is CardType.BASIC:
+            left = _left_spans(sol.back)
+            if left:
+                failures.append(Failure(card.id, card.location, "back", left))
+            if failures:
+                break
+            continue
         if card.type is CardType.NUMERIC:
             if sol.value is None or not math.isfinite(sol.value):
                 failures.append(
@@ -196,11 +203,13 @@ def check_instances(card: Card, registry: Registry | None, seeds: int) -> tuple[
                     )
                 )
                 break
-            left = placeholders(sol.back)
+            left = _unfilled_names(card.back, sol.back)
             if left:
                 failures.append(
                     Failure(card.id, card.location, "back", f"unfilled placeholder {{{left[0]}}}")
                 )
+            if _left_spans(sol.back):
+                failures.append(Failure(card.id, card.location, "back", _left_spans(sol.back)))
         if card.type in (CardType.NUMERIC, CardType.FORMULA, CardType.CHOICE):
             # The exact answer, typed back as shown, must be accepted.
             typed = sol.typed
@@ -219,15 +228,38 @@ def check_instances(card: Card, registry: Registry | None, seeds: int) -> tuple[
     return n, failures
 
 
+def _left_spans(text: str) -> str:
+    """A message naming the first rendered span the text could not show, or ''."""
+    spans, _ = find_spans(text)
+    left = [s for s in spans if s.kind is SpanKind.RENDER]
+    return f"span {{={left[0].ref}}} has no value to show" if left else ""
+
+
+def _unfilled_names(template: str, rendered: str) -> list[str]:
+    """Placeholders left in ``rendered``, except those the card wrote as literal braces
+    (``{{name}}`` renders as ``{name}`` on purpose)."""
+    literal = set(re.findall(r"\{\{([^{}]+)\}\}", template))
+    return [name for name in placeholders(rendered) if name not in literal]
+
+
 def _unfilled(card: Card, inst: Instance) -> list[Failure]:
-    texts = [("front", render_front(card, inst))]
+    texts = [("front", card.front, render_front(card, inst))]
     if card.type is CardType.CHOICE:
-        texts += [(f"options[{i}]", t) for i, t in enumerate(render_options(card, inst))]
+        texts += [
+            (f"options[{i}]", card.options[i], t)
+            for i, t in zip(
+                inst.option_order or range(len(card.options)),
+                render_options(card, inst),
+                strict=True,
+            )
+        ]
     out = []
-    for field, text in texts:
-        left = placeholders(text)
+    for field, template, text in texts:
+        left = _unfilled_names(template, text)
         if left:
             out.append(
                 Failure(card.id, card.location, field, f"unfilled placeholder {{{left[0]}}}")
             )
+        elif _left_spans(text):
+            out.append(Failure(card.id, card.location, field, _left_spans(text)))
     return out

@@ -28,7 +28,7 @@ def test_list_json_has_the_contract_keys() -> None:
     for row in rows:
         assert {"id", "deck", "type", "tags", "front", "file", "line"} <= set(row)
     first = next(r for r in rows if r["id"] == "gib-of-decimal-bytes")
-    assert first["line"] == 6 and first["deck"] == "units" and "gib" in first["tags"]
+    assert first["line"] == 7 and first["deck"] == "units" and "gib" in first["tags"]
 
 
 def test_list_filters() -> None:
@@ -55,7 +55,7 @@ def test_check_passes_on_valid_cards() -> None:
     out = quizcoll("check", str(FIXTURE), "--json")
     assert out.returncode == 0, out.stdout
     doc = json.loads(out.stdout)
-    assert doc["ok"] and doc["claims"] == 2 and doc["claim_points"] == 4 and doc["instances"] > 0
+    assert doc["ok"] and doc["claims"] == 2 and doc["claim_points"] == 8 and doc["instances"] > 0
 
 
 def test_check_fails_a_wrong_claim_with_exit_1(tmp_path: Path) -> None:

@@ -62,7 +62,7 @@ def test_numeric_and_formula_cards_run_for_20_seeds(loaded: tuple[Collection, Re
     for card in collection.cards:
         if card.type in (CardType.NUMERIC, CardType.FORMULA):
             n, fails = check_instances(card, registry, seeds=20)
-            assert n == 20 or fails
+            assert n == (20 if card.params else 1) or fails
             failures += fails
     assert not failures, "\n".join(f.format() for f in failures)
 

@@ -27,6 +27,7 @@ REGISTRY.add_function(
 )
 
 CARDS = """\
+unproven: warn
 cards:
   - id: families
     type: basic
@@ -66,16 +67,16 @@ def test_text_numeric_and_formula_claims() -> None:
     )
     # The third claim is wrong for MB and GB (p is fixed at 1): exactly those two points fail.
     assert report.claims == 3
-    assert [f.message for f in report.failures] == ["at u=MB, p=1", "at u=GB, p=1"]
-    assert report.failures[0].expected.startswith("1,000 B") and report.failures[
-        0
-    ].actual.startswith("1,000,000 B")
+    assert [f.message for f in report.errors] == ["at u=MB, p=1", "at u=GB, p=1"]
+    assert report.errors[0].expected.startswith("1,000 B") and report.errors[0].actual.startswith(
+        "1,000,000 B"
+    )
 
 
 def test_wrong_text_claim_fails() -> None:
     wrong = CARDS.replace("expect: binary", "expect: decimal")
     report = run_checks(_collection(wrong), REGISTRY, seeds=1)
-    texts = [f for f in report.failures if "binary units" in f.what]
+    texts = [f for f in report.errors if "binary units" in f.what]
     assert len(texts) == 3 and texts[0].expected == "'decimal'" and texts[0].actual == "'binary'"
 
 
@@ -88,5 +89,5 @@ def test_a_fault_at_every_point_is_reported_three_times_at_most() -> None:
     )
     cards, _ = load_text(broken, "t.yaml", REGISTRY)
     report = run_checks(Collection(tuple(cards)), REGISTRY, seeds=1)
-    faults = [f for f in report.failures if "binary units" in f.what]
+    faults = [f for f in report.errors if "binary units" in f.what]
     assert len(faults) == 3

@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from quizcoll.cli.common import add_json_argument, number_flag
+
+if TYPE_CHECKING:
+    from deck.model import Collection
+    from deck.registry import Registry
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +37,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="list the registered executables with their parameters and fields",
     )
+    parser.add_argument(
+        "--coverage",
+        action="store_true",
+        help="how many displayed numbers each card proves, and by what (collection figure last)",
+    )
+    parser.add_argument(
+        "--mutate",
+        action="store_true",
+        help="mutation score: edit each card one number, unit, option or argument at a time "
+        "and count the edits check catches (survivors listed)",
+    )
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=None,
+        metavar="K",
+        help="with --mutate: only K mutations, drawn with a fixed seed",
+    )
+    parser.add_argument(
+        "--list-constants",
+        action="store_true",
+        help="list the declared constants cards may use, with their values and sources",
+    )
     add_json_argument(parser)
 
 
@@ -47,9 +75,18 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--seeds must be between 1 and 1000")
     if args.list_executables:
         return _list_executables(args.json)
+    if args.list_constants:
+        return _list_constants(args.json)
+    if args.sample is not None and not (1 <= args.sample <= 1_000_000):
+        raise UsageError("--sample must be between 1 and 1,000,000")
+    if args.mutate:
+        return _mutate(args)
     progress = Progress("loading", enabled=False if args.json else None)
     collection, registry = load(args.paths or None, on_file=progress)
     progress.done()
+    if args.coverage:
+        report_problems(collection.problems)
+        return _coverage(collection, registry, args.json) or (2 if collection.problems else 0)
     progress.label = "checking"
     report = run_checks(collection, registry, seeds=args.seeds, on_card=progress)
     progress.done()
@@ -63,22 +100,24 @@ def run(args: argparse.Namespace) -> int:
                 "claims": report.claims,
                 "claim_points": report.claim_points,
                 "instances": report.instances,
-                "failures": [f.to_dict() | {"text": f.format()} for f in report.failures],
+                "failures": [f.to_dict() | {"text": f.format()} for f in report.errors],
+                "warnings": [f.to_dict() | {"text": f.format()} for f in report.warnings],
             }
         )
     else:
         report_problems(collection.problems)
         for f in report.failures:
             print(f.format(), file=sys.stderr)
+        warned = f", {len(report.warnings)} warning(s)" if report.warnings else ""
         print(
             f"{len(collection.cards)} valid card(s) in {len(collection.files)} file(s); "
             f"{report.claims} claim(s) checked at {report.claim_points:,} point(s); "
             f"{report.instances:,} instance(s) solved; "
-            f"{len(collection.problems)} problem(s), {len(report.failures)} failure(s)"
+            f"{len(collection.problems)} problem(s), {len(report.errors)} failure(s){warned}"
         )
     if collection.problems:
         return 2
-    return 1 if report.failures else 0
+    return 1 if report.errors else 0
 
 
 def _list_executables(as_json: bool) -> int:
@@ -126,3 +165,109 @@ def _list_executables(as_json: bool) -> int:
         for f in row["fields"]:
             print(f"    field {f['name']}: {f['dimension']}  {f['help']}")
     return 0
+
+
+def _list_constants(as_json: bool) -> int:
+    from deck.spans import Format, FormatKind, format_value
+    from quizcoll.cli.common import print_json
+    from quizcoll.executables import build_registry
+
+    rows = []
+    for c in build_registry().constants.values():
+        fmt = Format(FormatKind.UNIT, c.unit) if c.unit else Format()
+        rows.append(
+            {
+                "name": c.name,
+                "value": c.value,
+                "dimension": c.dimension.value,
+                "shown": format_value(c.value, c.dimension, fmt),
+                "source": c.source,
+            }
+        )
+    if as_json:
+        print_json(rows)
+        return 0
+    for row in rows:
+        print(f"{row['name']} = {row['shown']}  ({row['source']})")
+    return 0
+
+
+def _coverage(collection: Collection, registry: Registry | None, as_json: bool) -> int:
+    """Print per-card and collection coverage; 1 when anything shown is unproven."""
+    from deck.coverage import collection_coverage
+    from quizcoll.cli.common import print_json
+
+    rows = collection_coverage(collection, registry)
+    proven = sum(r.proven for r in rows)
+    total = sum(r.total for r in rows)
+    share = proven / total if total else 1.0
+    if as_json:
+        print_json(
+            {
+                "cards": [
+                    {
+                        "card": r.card_id,
+                        "proven": r.proven,
+                        "total": r.total,
+                        "items": [
+                            {
+                                "field": i.field,
+                                "text": i.text,
+                                "proof": i.proof or None,
+                                "location": str(i.location),
+                            }
+                            for i in r.items
+                        ],
+                    }
+                    for r in rows
+                ],
+                "proven": proven,
+                "total": total,
+                "share": share,
+            }
+        )
+    else:
+        for r in rows:
+            print(f"{r.card_id}: {r.proven}/{r.total} proven")
+            for i in r.items:
+                if not i.proven:
+                    print(f"    {i.location}: {i.field}: unproven {i.text!r}")
+        print(
+            f"coverage: {proven:,} of {total:,} displayed numbers proven "
+            f"({share * 100:.1f}%) in {len(rows)} card(s)"
+        )
+    return 1 if proven < total else 0
+
+
+def _mutate(args: argparse.Namespace) -> int:
+    """Print the mutation score of the cards; 1 when any non-equivalent mutation survives."""
+    from deck.loader import card_files
+    from deck.mutation import run_mutations
+    from quizcoll.cli.common import builtin_cards_dir, print_json
+    from quizcoll.cli.progress import Progress
+    from quizcoll.executables import build_registry
+
+    files = card_files(args.paths or [builtin_cards_dir()])
+    progress = Progress("mutating", enabled=False if args.json else None)
+    report = run_mutations(files, build_registry(), sample=args.sample, on_mutation=progress)
+    progress.done()
+    if args.json:
+        print_json(
+            {
+                "total": report.total,
+                "caught": report.caught,
+                "score": report.score,
+                "by_kind": {k: {"caught": c, "total": t} for k, (c, t) in report.by_kind.items()},
+                "survivors": [m.describe() for m in report.survivors],
+            }
+        )
+    else:
+        for kind, (c, t) in report.by_kind.items():
+            print(f"{kind}: {c}/{t}")
+        for m in report.survivors:
+            print(f"survived: {m.describe()}")
+        print(
+            f"mutation score: {report.caught:,} of {report.total:,} mutations caught "
+            f"({report.score * 100:.1f}%)"
+        )
+    return 1 if report.survivors else 0

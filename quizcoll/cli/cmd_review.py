@@ -223,7 +223,7 @@ def plain_session(
             settings = config.for_deck(card.deck)
             scheduler = Scheduler(settings)
             seed = secrets.randbits(31)
-            instance = draw(card, seed)
+            instance = draw(card, seed, registry)
             say()
             say(f"[{saved + 1}] {card.id} · {card.deck} · {entry.kind.value}")
             say(render_front(card, instance).strip())

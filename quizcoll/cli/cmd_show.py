@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"no card with id {args.card_id!r}{suggest(args.card_id, by_id)}")
     review = _stored_review(args) if args.review is not None else None
     seed = review.seed if review is not None and review.seed is not None else args.seed
-    inst = draw(card, seed)
+    inst = draw(card, seed, registry)
     sol = solve(card, inst, registry)
     front = render_front(card, inst)
     options = render_options(card, inst)

@@ -15,7 +15,11 @@ from quizcoll.cli.common import MAX_FLAG_COUNT, add_json_argument, emit
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--model", metavar="NAME", help="a built-in model (llama-3-8b, gpt2 ...)")
+    source.add_argument(
+        "--model",
+        metavar="NAME",
+        help="a built-in model (llama-3-8b, gpt2 ...) or a Hugging Face repo ORG/NAME",
+    )
     source.add_argument(
         "--config", metavar="CONFIG_JSON", type=Path, help="a Hugging Face config.json"
     )

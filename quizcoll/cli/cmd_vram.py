@@ -18,7 +18,9 @@ MAX_OVERHEAD = 2**50  # --overhead: at most 1 PiB per GPU
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument(
-        "--model", metavar="NAME", help="a built-in model (llama-3-8b, mixtral-8x7b ...)"
+        "--model",
+        metavar="NAME",
+        help="a built-in model (llama-3-8b, mixtral-8x7b ...) or a Hugging Face repo ORG/NAME",
     )
     source.add_argument(
         "--config", metavar="CONFIG_JSON", type=Path, help="a Hugging Face config.json"

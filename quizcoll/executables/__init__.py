@@ -14,7 +14,20 @@ from typing import Any
 from deck.registry import ArgumentError, Registry
 
 # Submodules of quizcoll.executables, each with register(registry).
-MODULES: tuple[str, ...] = ("units", "memory", "collectives")
+MODULES: tuple[str, ...] = (
+    "units",
+    "memory",
+    "collectives",
+    "pipeline",
+    "training",
+    "compute",
+    "serving",
+    "serving_kv",
+    "parallel",
+    "layout",
+    "numerics",
+    "constants",
+)
 
 
 @functools.cache
@@ -26,11 +39,12 @@ def build_registry() -> Registry:
 
 
 def refusals_as_argument_errors(
-    function: Callable[..., Any], refusal: Callable[[], type[Exception]]
+    function: Callable[..., Any],
+    refusal: Callable[[], type[Exception] | tuple[type[Exception], ...]],
 ) -> Callable[..., Any]:
-    """``function`` with its domain's refusals (the type ``refusal()`` returns, resolved at
-    call time so the domain module is imported only when a card runs) reported as the
-    registry's one-line :class:`ArgumentError`."""
+    """``function`` with its domain's refusals (the type or types ``refusal()`` returns,
+    resolved at call time so the domain module is imported only when a card runs) reported
+    as the registry's one-line :class:`ArgumentError`."""
 
     @functools.wraps(function)
     def wrapped(**kwargs: Any) -> Any:

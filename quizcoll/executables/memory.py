@@ -8,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from deck import units
 from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
 from quizcoll.executables import refusals_as_argument_errors
+from quizcoll.executables.common import overhead_param, utilization_param
 from quizcoll.memory import inference, training
 from quizcoll.memory.catalog import load_model, model_names
 from quizcoll.memory.errors import MemoryInputError
@@ -35,7 +37,7 @@ FORMATS: tuple[str, ...] = (*PLAIN_BITS, "gptq", "awq", *GGUF_FORMATS)
 
 
 def _gb(n: float) -> str:
-    return f"{n / 1e9:,.2f} GB = {n / 2**30:,.2f} GiB"
+    return units.format_bytes_pair(n)
 
 
 def _sci(n: float) -> str:
@@ -134,6 +136,10 @@ def model_params(model: str) -> dict[str, Any]:
         "active_parameters": counts.active,
         "layers": cfg.num_layers,
         "hidden_size": cfg.hidden_size,
+        "heads": cfg.num_heads,
+        "kv_heads": cfg.num_kv_heads,
+        "head_dim": cfg.head_dim,
+        "max_position_embeddings": cfg.max_position_embeddings or 0,
         "attention": cfg.attention_kind,
         "tied_embeddings": cfg.tie_embeddings,
     }
@@ -203,7 +209,7 @@ def _explain_kv(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     text = (
         f"2 (K and V) × {r['layers']} layers × {r['kv_heads']} KV heads × {r['head_dim']} × "
         f"{r['kv_dtype_bytes']} B = {r['kv_bytes_per_token']:,} B per token; × "
-        f"{args['context']:,} tokens × batch {args['batch']}"
+        f"{units.format_count(args['context'], 'tokens')} × batch {args['batch']}"
     )
     if r["sliding_window"] and args["context"] > r["sliding_window"]:
         text += f" (each layer keeps at most its {r['sliding_window']:,}-token window)"
@@ -557,22 +563,8 @@ def register(registry: Registry) -> None:
         default=4096,
     )
     batch = Param("batch", ParamKind.INT, "sequences", minimum=1, maximum=MAX_BATCH, default=1)
-    utilization = Param(
-        "utilization",
-        ParamKind.FLOAT,
-        "usable fraction of GPU memory",
-        minimum=0.05,
-        maximum=1.0,
-        default=DEFAULT_UTILIZATION,
-    )
-    overhead = Param(
-        "overhead",
-        ParamKind.BYTES,
-        "runtime overhead per GPU",
-        minimum=0,
-        maximum=2**40,
-        default=inference.DEFAULT_OVERHEAD_BYTES,
-    )
+    utilization = utilization_param()
+    overhead = overhead_param()
     gpu_count = Param("gpus", ParamKind.INT, "number of GPUs", minimum=1, maximum=4096, default=1)
     flash = Param("flash_attention", ParamKind.BOOL, "FlashAttention (no T×T scores)", default=True)
 
@@ -615,6 +607,11 @@ def register(registry: Registry) -> None:
             Field("active_parameters", C, "parameters a token uses (MoE: top-k experts)"),
             *(Field(key, C, f"{c.value} parameters") for c, key in _COMPONENT_FIELDS.items()),
             Field("layers", C, "transformer layers"),
+            Field("hidden_size", C, "hidden size"),
+            Field("heads", C, "attention heads"),
+            Field("kv_heads", C, "key/value heads"),
+            Field("head_dim", C, "head size"),
+            Field("max_position_embeddings", C, "the trained context (0 if the config has none)"),
             Field("attention", T, "MHA, GQA or MQA"),
         ],
         explain=_explain_model_params,

@@ -1,5 +1,6 @@
-"""Where a model comes from on the command line or in a card: a catalog name, a
-``config.json`` on disk, or a bare parameter count; and how counts and contexts are read.
+"""Where a model comes from on the command line or in a card: a catalog name, a Hugging
+Face repository id (``ORG/NAME``, read from the Hub), a ``config.json`` on disk, or a bare
+parameter count; and how counts and contexts are read.
 """
 
 from __future__ import annotations
@@ -66,10 +67,34 @@ def resolve_source(
             "give exactly one of a model name, a config.json or a parameter count"
         )
     if model is not None:
-        cfg = load_model(model)
+        cfg = _catalog_or_hub(model)
         return ModelSource(cfg.name, cfg, None)
     if config is not None:
         cfg = load_config(config)
         return ModelSource(cfg.name, cfg, None)
     count = parse_parameter_count(str(parameters))
     return ModelSource("a model", None, count)
+
+
+def _catalog_or_hub(name: str) -> ModelConfig:
+    """The catalog model ``name``; a repository id the catalog does not ship comes from the
+    Hugging Face Hub (the catalog's own repository ids stay offline: same published file)."""
+    from quizcoll.memory.hub import is_repo_id, load_hub_config
+
+    try:
+        return load_model(name)
+    except MemoryInputError:
+        if not is_repo_id(name):
+            raise
+    return load_hub_config(name)
+
+
+def resolve_model_or_config(text: str) -> ModelSource:
+    """A field that takes either a ``config.json`` path or a Hub repository id (the memory
+    lab's): an existing file is a config, ``ORG/NAME`` otherwise a Hub model."""
+    from quizcoll.memory.hub import is_repo_id
+
+    text = text.strip()
+    if not Path(text).expanduser().is_file() and is_repo_id(text):
+        return resolve_source(model=text)
+    return resolve_source(config=Path(text).expanduser())

@@ -1,4 +1,5 @@
-"""Training memory: model states with ZeRO, and activations per Korthikanti et al. (2022).
+"""Training memory: model states with ZeRO, mixed-precision recipes, and activations per
+Korthikanti et al. (2022).
 
 Model states for mixed-precision Adam (Rajbhandari et al., "ZeRO", 2020), Ψ parameters,
 N data-parallel GPUs, K = 12 bytes of optimizer state per parameter (fp32 master weights,
@@ -12,6 +13,12 @@ stage      weights (fp16)   gradients (fp16)  optimizer states
 2 (Pos+g)  2Ψ               2Ψ/N              KΨ/N
 3 (Pos+g+p) 2Ψ/N            2Ψ/N              KΨ/N
 =========  ===============  ================  ==================
+
+Recipes (:func:`recipe_states`): bytes per parameter a data-parallel rank keeps, and how a
+distributed optimizer (ZeRO-1) shards them over d ranks. The ZeRO paper's fp16 recipe is
+2 + 2 + 12 = 16; Megatron-Core's Distributed Optimizer docs give 20 | 4 + 16/d (fp16 params
+and grads), 18 | 6 + 12/d (bf16 params, fp32 main grads: today's common recipe) and
+16 | 8 + 8/d (fp32).
 
 Activations of one transformer layer ("Reducing Activation Recomputation in Large
 Transformer Models", Korthikanti et al. 2022, Table 2), sequence s, micro-batch b, hidden h,
@@ -143,3 +150,51 @@ def training_activations(
 def zero_table(parameters: int, gpus: int, k: float = ADAM_K) -> tuple[ModelStates, ...]:
     """Model states at every ZeRO stage, for the side-by-side view."""
     return tuple(model_states(parameters, stage, gpus, k) for stage in range(4))
+
+
+class Recipe(enum.Enum):
+    """Mixed-precision recipes and the bytes of model state they keep per parameter."""
+
+    ZERO_FP16 = "zero-fp16"  # the ZeRO paper: fp16 params and grads, fp32 master + Adam m, v
+    MEGATRON_FP16 = "megatron-fp16"  # fp16 params and grads, fp32 main params and main grads
+    MEGATRON_BF16 = "megatron-bf16"  # bf16 params, fp32 main grads (today's default)
+    MEGATRON_FP32 = "megatron-fp32"  # fp32 params and grads
+
+
+# (bytes every data-parallel rank keeps, bytes the distributed optimizer shards over d):
+# ZeRO paper §3.1: 2 + 2 + 12 (K = 12: fp32 master weights, momentum, variance).
+# Megatron-Core Distributed Optimizer docs: 20 | 4 + 16/d, 18 | 6 + 12/d, 16 | 8 + 8/d.
+_RECIPE_BYTES: dict[Recipe, tuple[int, int]] = {
+    Recipe.ZERO_FP16: (2 + 2, ADAM_K),
+    Recipe.MEGATRON_FP16: (2 + 2, 4 + 4 + 8),  # + fp32 main params, main grads, Adam m, v
+    Recipe.MEGATRON_BF16: (2 + 4, 4 + 8),  # fp32 grads are the main grads: + main params, m, v
+    Recipe.MEGATRON_FP32: (4 + 4, 8),  # the params are the main params: + Adam m, v
+}
+RECIPES: tuple[str, ...] = tuple(r.value for r in Recipe)
+
+
+@dataclass(frozen=True)
+class RecipeStates:
+    """Bytes per parameter of a recipe, replicated or with the optimizer sharded over d ranks."""
+
+    recipe: Recipe
+    data_parallel: int
+    distributed_optimizer: bool
+    replicated_bytes: int  # per parameter on every rank (model params and grads)
+    shardable_bytes: int  # per parameter, divided by d with a distributed optimizer
+
+    @property
+    def bytes_per_parameter(self) -> float:
+        if self.distributed_optimizer:
+            return self.replicated_bytes + self.shardable_bytes / self.data_parallel
+        return self.replicated_bytes + self.shardable_bytes
+
+
+def recipe_states(
+    recipe: Recipe, data_parallel: int = 1, distributed_optimizer: bool = False
+) -> RecipeStates:
+    """Model-state bytes per parameter of ``recipe`` (Megatron-Core: 18 B, or 6 + 12/d, for bf16)."""
+    if data_parallel < 1:
+        raise MemoryInputError(f"data_parallel must be at least 1, got {data_parallel}")
+    replicated, shardable = _RECIPE_BYTES[recipe]
+    return RecipeStates(recipe, data_parallel, distributed_optimizer, replicated, shardable)

@@ -134,7 +134,7 @@ class BrowseScreen(QuizScreen):
 
     def _preview(self, row: BrowseRow) -> None:
         card = row.card
-        instance = draw(card, PREVIEW_SEED)
+        instance = draw(card, PREVIEW_SEED, self.quiz.registry)
         parts = [f"### {card.id}", render_front(card, instance)]
         try:
             solution = solve(card, instance, self.quiz.registry)

@@ -9,7 +9,7 @@ from quizcoll.memory.errors import MemoryInputError
 from quizcoll.memory.formats import DEFAULT_GROUP_SIZE, FormatKind, parse_format, parse_kv_dtype
 from quizcoll.memory.gpus import DEFAULT_UTILIZATION, Gpu, find_gpu
 from quizcoll.memory.inference import InferenceEstimate, estimate, gpus_needed, max_context
-from quizcoll.memory.source import parse_context, resolve_source
+from quizcoll.memory.source import parse_context, resolve_model_or_config, resolve_source
 
 AUTO = "auto"
 # The GPTQ/AWQ group sizes the memory executables accept (their ``group_size`` parameter).
@@ -35,7 +35,8 @@ def check_group_size(group_size: int) -> int:
 
 @dataclass(frozen=True)
 class MemoryRequest:
-    """A catalog model (or a ``config.json`` path, which wins when given) and the setting."""
+    """A catalog model (or a ``config.json`` path or Hub ``ORG/NAME``, which wins when given)
+    and the setting."""
 
     model: str = "llama-3-8b"
     config_path: str = ""
@@ -77,7 +78,7 @@ def compute(req: MemoryRequest) -> MemoryResult:
     if req.gpus < 1:
         raise MemoryInputError(f"GPU count must be at least 1, got {req.gpus}")
     path = req.config_path.strip()
-    source = resolve_source(config=path) if path else resolve_source(model=req.model)
+    source = resolve_model_or_config(path) if path else resolve_source(model=req.model)
     assert source.config is not None
     if takes_group_size(req.dtype):
         fmt = parse_format(req.dtype, check_group_size(req.group_size))

@@ -145,7 +145,9 @@ class ReviewSession:
                 if record is not None and (record.suspended or record.is_buried(self.clock())):
                     continue
                 entry = replace(entry, state=store.state(entry.card.id))
-            self.current = Presented(entry, draw(entry.card, self.seeds()), self.clock())
+            self.current = Presented(
+                entry, draw(entry.card, self.seeds(), self.registry), self.clock()
+            )
             return self.current
         self.current = None
         return None

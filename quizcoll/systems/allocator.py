@@ -1,0 +1,91 @@
+"""PyTorch's CUDA caching allocator: how a request becomes a block and a cudaMalloc'd segment.
+
+The rules and constants of ``c10/cuda/CUDACachingAllocator.cpp`` with the default
+configuration (no ``roundup_power2_divisions``, no ``max_split_size_mb``, no
+``expandable_segments``):
+
+- ``round_size``: every request is rounded up to a multiple of 512 bytes (kMinBlockSize),
+  and at least 512.
+- Pools: rounded sizes up to 1 MiB (kSmallSize) come from the small pool, larger ones from
+  the large pool.
+- ``get_allocation_size``: a new segment for a small block is 2 MiB (kSmallBuffer); for a
+  block below 10 MiB (kMinLargeAlloc) 20 MiB (kLargeBuffer); otherwise the block rounded up
+  to a multiple of 2 MiB (kRoundLarge).
+- ``should_split``: the rest of a segment becomes a free block if it is at least 512 bytes
+  (small pool) or more than 1 MiB (large pool); otherwise the whole segment is handed out.
+
+``torch.cuda.memory_reserved`` counts segments, ``memory_allocated`` the rounded blocks: the
+gap is the caching allocator's slack (free blocks cached for reuse, and rounding).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from quizcoll.systems.errors import at_least
+
+MIN_BLOCK = 512  # kMinBlockSize
+SMALL_SIZE = 1 << 20  # kSmallSize: largest "small" allocation, 1 MiB
+SMALL_BUFFER = 2 << 20  # kSmallBuffer: small allocations are packed in 2 MiB segments
+LARGE_BUFFER = 20 << 20  # kLargeBuffer: allocations between 1 and 10 MiB use 20 MiB segments
+MIN_LARGE_ALLOC = 10 << 20  # kMinLargeAlloc
+ROUND_LARGE = 2 << 20  # kRoundLarge: larger allocations are rounded up to 2 MiB
+
+
+@dataclass(frozen=True)
+class Block:
+    """What the allocator does with one request when no cached block fits."""
+
+    requested_bytes: int
+    block_bytes: int  # after round_size
+    pool: str  # "small" or "large"
+    segment_bytes: int  # the cudaMalloc for a fresh segment
+    remainder_bytes: int  # segment − block
+    split: bool  # the remainder stays cached as a free block
+    handed_out_bytes: int  # block, or the whole segment when it is not split
+    rounding_waste_bytes: int  # block − request
+    blocks_per_segment: int  # identical requests one fresh segment serves
+
+
+def round_size(size: int) -> int:
+    return MIN_BLOCK if size < MIN_BLOCK else MIN_BLOCK * math.ceil(size / MIN_BLOCK)
+
+
+def allocation_size(block: int) -> int:
+    if block <= SMALL_SIZE:
+        return SMALL_BUFFER
+    if block < MIN_LARGE_ALLOC:
+        return LARGE_BUFFER
+    return ROUND_LARGE * math.ceil(block / ROUND_LARGE)
+
+
+def _splits(remainder: int, small: bool) -> bool:
+    """``should_split``: keep the rest of a block as a free block, or hand out all of it."""
+    return remainder >= MIN_BLOCK if small else remainder > SMALL_SIZE
+
+
+def allocate(requested: int) -> Block:
+    """Round a request, pick its pool and the segment a cache miss allocates."""
+    at_least("bytes", requested, 1)
+    block = round_size(requested)
+    small = block <= SMALL_SIZE
+    segment = allocation_size(block)
+    remainder = segment - block
+    split = _splits(remainder, small)
+    handed_out = block if split else segment
+    per_segment, free = 0, segment
+    while free >= block:  # serve identical requests from the segment until it runs out
+        per_segment += 1
+        free = free - block if _splits(free - block, small) else 0
+    return Block(
+        requested_bytes=requested,
+        block_bytes=block,
+        pool="small" if small else "large",
+        segment_bytes=segment,
+        remainder_bytes=remainder,
+        split=split,
+        handed_out_bytes=handed_out,
+        rounding_waste_bytes=block - requested,
+        blocks_per_segment=per_segment,
+    )
