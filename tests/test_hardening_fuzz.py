@@ -16,6 +16,7 @@ import copy
 import io
 import json
 import os
+import signal
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -46,6 +47,7 @@ ARGV_EXAMPLES = 250 * SCALE
 HISTORY_EXAMPLES = 250 * SCALE
 HISTORY_TEXT_EXAMPLES = 100 * SCALE
 SETTINGS_EXAMPLES = 100 * SCALE
+HANG_SECONDS = 300
 FUZZ_EXAMPLES = (
     LOADER_EXAMPLES + ARGV_EXAMPLES + HISTORY_EXAMPLES + HISTORY_TEXT_EXAMPLES + SETTINGS_EXAMPLES
 )
@@ -395,6 +397,24 @@ def command_lines(draw_: st.DrawFn, root: Path) -> list[str]:
     return argv
 
 
+@contextlib.contextmanager
+def _hang_guard(argv: list[str]) -> Iterator[None]:
+    """Turn a hang (a blocking open of the FIFO: how `check --mutate FIFO` was found) into a
+    failure naming the command line, instead of a test run that never ends. Not a speed limit:
+    every example here takes well under a second."""
+
+    def hung(signum: int, frame: object) -> None:
+        raise AssertionError(f"hung: {argv}")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(HANG_SECONDS)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _files(root: Path) -> set[Path]:
     return {p for p in root.rglob("*") if not p.name.startswith(".")}
 
@@ -424,7 +444,7 @@ def test_every_command_line_ends_cleanly(data: st.DataObject) -> None:
         saved = sys.stdin, sys.stdout, sys.stderr
         sys.stdin, sys.stdout, sys.stderr = io.StringIO("\n".join(lines)), stdout, stderr
         try:
-            with _quiet_env(root):
+            with _quiet_env(root), _hang_guard(argv):
                 code = main(argv)
         finally:
             sys.stdin, sys.stdout, sys.stderr = saved

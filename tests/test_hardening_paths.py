@@ -350,10 +350,31 @@ def test_a_fifo_given_as_input_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     fifo = _fifo(tmp_path)
+    os.mkfifo(tmp_path / "deck.csv")
+    os.mkfifo(tmp_path / "deck.apkg")
     for argv in (
         ["vram", "--config", str(fifo)],
         ["list", "--cards", str(fifo)],
         ["history", "import", str(fifo), "--db", str(tmp_path / "r.db")],
+        ["import", str(tmp_path / "deck.csv")],
+        ["import", str(tmp_path / "deck.apkg")],
     ):
         assert main(argv) == 2, argv
-        assert "FIFO" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert "FIFO" in err or "not a regular file" in err, (argv, err)
+
+
+def test_check_mutate_reads_like_the_loader(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by the fuzz tests: `check --mutate FIFO` blocked forever, bad YAML was a traceback."""
+    fifo = _fifo(tmp_path)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("cards: [\n")
+    for path, why in (
+        (fifo, "FIFO"),
+        (bad, "not YAML that can be mutated"),
+        ("/dev/zero", "device"),
+    ):
+        assert main(["check", "--mutate", str(path)]) == 2
+        _one_line_error(capsys, why)
