@@ -43,7 +43,7 @@ from quizcoll.executables import build_registry
 # QUIZCOLL_FUZZ_SCALE=20 runs a deep search (minutes); CI runs scale 1.
 SCALE = max(1, int(os.environ.get("QUIZCOLL_FUZZ_SCALE", "1")))
 LOADER_EXAMPLES = 400 * SCALE
-ARGV_EXAMPLES = 250 * SCALE
+ARGV_EXAMPLES = 200 * SCALE
 HISTORY_EXAMPLES = 250 * SCALE
 HISTORY_TEXT_EXAMPLES = 100 * SCALE
 SETTINGS_EXAMPLES = 100 * SCALE
