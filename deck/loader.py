@@ -16,6 +16,7 @@ from typing import Any
 
 from deck import units
 from deck.errors import Problem
+from deck.instances import MAX_SWEEP_POINTS, sweep_size
 from deck.model import (
     AnswerSpec,
     Card,
@@ -36,7 +37,6 @@ from deck.yamlsource import LList, LMap, Pos, parse_yaml, read_text
 
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 NAME_PATTERN = re.compile(r"^[A-Za-z_\u0370-\u03ff][A-Za-z0-9_\u0370-\u03ff]*$")
-MAX_SWEEP_POINTS = 2000
 
 FILE_KEYS = ("deck", "tags", "source", "unproven", "cards")
 UNPROVEN_POLICIES = ("error", "warn")
@@ -242,12 +242,16 @@ class _FileValidator:
             if isinstance(value, str):
                 try:
                     return units.parse_count(value)
+                except units.RangeError as exc:
+                    self.report(pos, field, str(exc))
+                    return None
                 except units.UnitError:
                     pass
             self.report(pos, field, _type_message("a number", value, raw))
             return None
-        if isinstance(value, float) and not math.isfinite(value):
-            self.report(pos, field, f"{value} is not a finite number")
+        problem = _number_problem(value, raw)
+        if problem:
+            self.report(pos, field, problem)
             return None
         return value
 
@@ -297,13 +301,7 @@ class _FileValidator:
             )
             return [], self.problems
         self.unknown_keys(data, FILE_KEYS, "", " at file level")
-        deck = self.text(data, "deck", "deck") or "default"
-        if "deck" in data and isinstance(data["deck"], str) and not ID_PATTERN.match(deck):
-            self.report(
-                data.where("deck"),
-                "deck",
-                f"deck name {deck!r} must be lowercase letters, digits and '-'",
-            )
+        deck = self.deck_name(data, "default")
         tags = self.str_list(data, "tags", "tags")
         source = self.text(data, "source", "source") or ""
         policy = self.text(data, "unproven", "unproven")
@@ -382,7 +380,7 @@ class _FileValidator:
             self.report(m.where("front"), "front", "is empty")
         back = self.text(m, "back", "back") or ""
         hint = self.text(m, "hint", "hint") or ""
-        card_deck = self.text(m, "deck", "deck") or deck
+        card_deck = self.deck_name(m, deck)
         tags = tuple(dict.fromkeys(file_tags + self.str_list(m, "tags", "tags")))
         for t in tags:
             if not re.match(r"^[A-Za-z0-9][\w./+-]*$", t):
@@ -476,6 +474,20 @@ class _FileValidator:
             constraints=constraints,
             mistakes=mistakes,
         )
+
+    def deck_name(self, m: LMap, default: str) -> str:
+        """``deck:`` of a file or a card: a slug, since it names files on export."""
+        deck = self.text(m, "deck", "deck") or default
+        if "deck" in m and isinstance(m["deck"], str) and not ID_PATTERN.match(deck):
+            fixed = re.sub(r"[^a-z0-9]+", "-", deck.lower()).strip("-")[:60] or "default"
+            self.report(
+                m.where("deck"),
+                "deck",
+                f"deck name {deck[:60]!r} must be lowercase letters, digits and '-' "
+                f"(e.g. {fixed!r})",
+            )
+            return default  # never a name that could lead an export out of its folder
+        return deck
 
     def constraints(self, m: LMap, names: set[str]) -> tuple[Any, ...]:
         """``constraints:``, a list of comparisons over parameters, facts and constants."""
@@ -693,6 +705,13 @@ class _FileValidator:
                 spec.where("range"), f"{field}.range", f"no power of two in [{lo:g}, {hi:g}]"
             )
             return None
+        if integer and step is None and not pow2 and math.ceil(lo) > math.floor(hi):
+            self.report(
+                spec.where("range"),
+                f"{field}.range",
+                f"no whole number in [{lo:g}, {hi:g}]: widen the range or set integer: false",
+            )
+            return None
         return ParamSpec(
             name,
             range=(lo, hi),
@@ -757,6 +776,11 @@ class _FileValidator:
                 )
                 ok = False
                 continue
+            problem = _number_problem(item, items.raw[i]) if isinstance(item, int | float) else None
+            if problem:
+                self.report(items.where(i), f"{field}[{i}]", problem)
+                ok = False
+                continue
             values.append(item)
         if not ok:
             return None
@@ -809,14 +833,21 @@ class _FileValidator:
         pos = m.where("tolerance")
         if isinstance(value, str) and value.strip().endswith("%"):
             try:
-                rel = float(value.strip()[:-1]) / 100
-            except ValueError:
+                percent = units.parse_number(value.strip()[:-1], "", low=0, high=100)
+            except units.RangeError:
+                negative = value.strip().startswith(("-", "−"))
+                self.report(
+                    pos,
+                    field,
+                    f"negative tolerance {value.strip()}"
+                    if negative
+                    else f"a tolerance is from 0% to 100%, found {value!r}",
+                )
+                return default
+            except units.UnitError:
                 self.report(pos, field, f"expected a percentage like 2%, found {value!r}")
                 return default
-            if rel < 0:
-                self.report(pos, field, f"negative tolerance {value}")
-                return default
-            return Tolerance(rel=rel)
+            return Tolerance(rel=percent / 100)
         if isinstance(value, LMap):
             self.unknown_keys(value, ("rel", "abs"), f"{field}.")
             rel = self.number(
@@ -830,12 +861,18 @@ class _FileValidator:
             if rel < 0 or abs_ < 0:
                 self.report(pos, field, "negative tolerance")
                 return default
+            if rel > 1:
+                self.report(pos, field, f"a relative tolerance is at most 1 (100%), found {rel:g}")
+                return default
             return Tolerance(rel=rel, abs=abs_)
         number = self.number(value, pos, field, m.raw.get("tolerance"))
         if number is None:
             return default
         if number < 0:
             self.report(pos, field, f"negative tolerance {number:g}")
+            return default
+        if number > 1:
+            self.report(pos, field, f"a relative tolerance is at most 1 (100%), found {number:g}")
             return default
         return Tolerance(rel=float(number))
 
@@ -892,6 +929,11 @@ class _FileValidator:
                     f"{field}.args.{key}",
                     f"{name} takes no argument {key!r}{suggest(str(key), names)}; it takes {', '.join(names)}",
                 )
+                ok = False
+                continue
+            literal = _number_problem(value, args_raw.raw.get(key)) if _is_number(value) else None
+            if literal:
+                self.report(pos, f"{field}.args.{key}", literal)
                 ok = False
                 continue
             for problem in _argument_problems(decl, value, by_name):
@@ -977,6 +1019,9 @@ class _FileValidator:
                 value = self.number(raw, a.where("value"), "answer.value", a.raw.get("value"))
                 if value is not None and unit and units.is_unit(unit):
                     value = value * units.lookup_unit(unit).factor
+                    if _number_problem(value, None):
+                        self.report(a.where("value"), "answer.value", f"{raw} {unit} is too large")
+                        return None
             if value is None:
                 return None
             return AnswerSpec(
@@ -1117,8 +1162,15 @@ class _FileValidator:
         if "options" not in m:
             self.report(m.pos, "options", "missing: a choice card needs a list of options")
             return (), ()
+        if not isinstance(m["options"], LList):  # found by fuzzing: `options: text` crashed
+            self.report(
+                m.where("options"),
+                "options",
+                _type_message("a list of options", m["options"], m.raw.get("options")),
+            )
+            return (), ()
         options = self.str_list(m, "options", "options")
-        if isinstance(m["options"], LList) and len(m["options"]) < 2:
+        if len(m["options"]) < 2:
             self.report(m.where("options"), "options", "a choice card needs at least two options")
         if len(set(options)) != len(options):
             self.report(m.where("options"), "options", "two options have the same text")
@@ -1274,6 +1326,10 @@ class _FileValidator:
                     _type_message("a formula or a quantity", expect, c.raw.get("expect")),
                 )
                 continue
+            problem = _number_problem(expect, c.raw.get("expect")) if _is_number(expect) else None
+            if problem:
+                self.report(c.where("expect"), f"{field}.expect", problem)
+                continue
             expect_text = str(expect)
             textual_field = (
                 comp is not None
@@ -1297,6 +1353,9 @@ class _FileValidator:
             elif isinstance(expect, str):
                 try:
                     units.parse_quantity(expect)
+                except units.RangeError as exc:
+                    self.report(c.where("expect"), f"{field}.expect", str(exc))
+                    continue
                 except units.UnitError:
                     if (
                         self.formula_vars(
@@ -1375,6 +1434,27 @@ def placeholder_variants(text: str, specs: Sequence[ParamSpec]) -> list[str]:
     return variants
 
 
+_DECIMAL_INT = re.compile(r"^[-+]?(0|[1-9][0-9_]*)$")
+
+
+def _number_problem(value: Any, raw: tuple[str, str] | None) -> str | None:
+    """Why a YAML number cannot be a card number (bounded, finite, written in decimal)."""
+    if raw is not None and raw[0].endswith(":int") and not _DECIMAL_INT.match(raw[1]):
+        return (
+            f"{raw[1]!r}: write whole numbers in decimal (YAML 1.1 reads this one as {value}); "
+            "quote it if it is text"
+        )
+    try:
+        units.check_number(value, "")
+    except units.UnitError as exc:
+        return str(exc)
+    return None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _powers_of_two(lo: float, hi: float) -> list[int]:
     out, p = [], 1
     while p <= hi:
@@ -1385,15 +1465,9 @@ def _powers_of_two(lo: float, hi: float) -> list[int]:
 
 
 def _sweep_size(p: ParamSpec) -> int:
-    if p.choices is not None:
-        return len(p.choices)
-    if p.formula is not None or p.range is None:
+    if p.formula is not None or (p.choices is None and p.range is None):
         return 1
-    lo, hi = p.range
-    if p.pow2:
-        return len(_powers_of_two(lo, hi))
-    step = p.step or 1
-    return int((hi - lo) // step) + 1
+    return sweep_size([p])
 
 
 def param_extremes(p: ParamSpec) -> list[Any]:

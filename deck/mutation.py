@@ -26,11 +26,13 @@ from pathlib import Path
 
 import yaml
 
+from deck.errors import DeckError
 from deck.loader import load_text
 from deck.model import Card, Collection
 from deck.prose import exempt_positions
 from deck.registry import Registry
 from deck.verify import run_checks
+from deck.yamlsource import read_text
 
 try:
     from yaml import CSafeLoader as _Loader
@@ -229,10 +231,27 @@ def _computation_mutations(
             yield emit(f"argument {name}: {edit[0]}", edit[1], edit[2], edit[3])
 
 
+class MutationError(DeckError):
+    """A card file that cannot be mutated: unreadable (a FIFO, too large, not UTF-8) or not YAML."""
+
+
+def _source(path: Path) -> tuple[str, yaml.Node]:
+    """A card file's text (read like the loader reads it: a regular file, capped) and nodes."""
+    text, problem = read_text(path, str(path))
+    if problem is not None:
+        raise MutationError(problem.format())
+    try:
+        return text or "", yaml.compose(text or "", Loader=_Loader)
+    except (yaml.YAMLError, RecursionError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise MutationError(
+            f"{path}: not YAML that can be mutated ({first}); `quizcoll check {path}` says why"
+        ) from None
+
+
 def file_mutations(path: Path, registry: Registry | None, display: str = "") -> list[Mutation]:
     """Every mutation of every card in one file."""
-    source = path.read_text(encoding="utf-8")
-    root = yaml.compose(source, Loader=_Loader)
+    source, root = _source(path)
     cards = _mapping(root).get("cards")
     if not isinstance(cards, yaml.SequenceNode):
         return []
@@ -357,8 +376,7 @@ def run_mutations(
         if on_mutation is not None:
             on_mutation(i, len(all_mutations))
         if path not in sources:
-            text = path.read_text(encoding="utf-8")
-            sources[path] = (text, yaml.compose(text, Loader=_Loader))
+            sources[path] = _source(path)
         source, root = sources[path]
         outcome = judge(mutation, source, root, registry, seeds)
         if outcome is Outcome.EQUIVALENT:

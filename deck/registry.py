@@ -111,8 +111,20 @@ class Param:
                 f"{self.name}: {value!r} is not one of {', '.join(self.choices)}{hint}"
             )
         if isinstance(value, int | float) and not isinstance(value, bool):
+            from deck import units
+
             if isinstance(value, float) and not math.isfinite(value):
                 raise ArgumentError(f"{self.name}: {value} is not a finite number")
+            if abs(value) > units.MAX_MAGNITUDE:  # also keeps the messages below printable
+                size = (
+                    f"a number of {len(str(abs(value)))} digits"
+                    if isinstance(value, int)
+                    else f"{value:.3g}"
+                )
+                raise ArgumentError(
+                    f"{self.name}: {size} is out of range "
+                    f"(numbers are limited to ±{units.MAX_TEXT_MAGNITUDE})"
+                )
             if self.minimum is not None and value < self.minimum:
                 raise ArgumentError(f"{self.name}: {value:g} is below the minimum {self.minimum:g}")
             if self.maximum is not None and value > self.maximum:

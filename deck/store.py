@@ -26,8 +26,10 @@ before and after, so :meth:`Store.undo` restores it exactly.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
+import re
 import sqlite3
 import time
 import uuid
@@ -40,10 +42,12 @@ from urllib.parse import quote
 
 from deck.errors import DeckError
 from deck.model import Rating
+from deck.safeio import database_path
 from deck.scheduler import CardState, Phase, format_time, parse_time
+from deck.units import check_number
 
 APPLICATION_ID = 0x51434F4C  # "QCOL", in the SQLite header at offset 68
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_S = 30.0
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -64,8 +68,86 @@ class NewerDatabase(StoreError):
     """The database was written by a newer quizcoll (a schema version we do not know)."""
 
 
+class NoDatabase(StoreError):
+    """No database exists at the path, and the command only reads one."""
+
+
+class StaleState(StoreError):
+    """Another session wrote the card since its state was read; nothing was stored.
+
+    ``state`` and ``version`` are the card's current ones: compute the review again from them.
+    """
+
+    def __init__(self, card_id: str, state: CardState, version: int) -> None:
+        super().__init__(
+            f"card {card_id!r} was reviewed in another session meanwhile; "
+            "its review must be computed again from the new state"
+        )
+        self.card_id = card_id
+        self.state = state
+        self.version = version
+
+
 class UndoError(StoreError):
     """There is nothing to undo, or the review is not the card's latest."""
+
+
+# -- checking what is read ----------------------------------------------------------------
+# A row of the database or an entry of an imported history may hold anything: every field is
+# checked on the way in, so junk is refused (an import) or reported as damage (a row), never
+# passed on to the scheduler or the statistics.
+
+_CARD_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")  # the card format's id rule
+_UID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+MAX_NAME_CHARS = 200  # a card id or a deck name
+MAX_ANSWER_TEXT = 10_000  # a stored answer (typed answers are capped at 1,000)
+MAX_DURATION_MS = 2**31 - 1  # about 24 days
+MAX_SQL_INT = 2**63 - 1  # SQLite's INTEGER
+
+
+def _mapping(data: Any, what: str) -> None:
+    if not isinstance(data, dict):
+        raise TypeError(f"expected a {what} mapping, got {type(data).__name__}")
+
+
+def _flag(value: Any, what: str) -> bool:
+    """true/false, or SQLite's 0/1."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise ValueError(f"{what} must be true or false, got {str(value)[:40]!r}")
+
+
+def _text(value: Any, what: str, limit: int) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be text, got {type(value).__name__}")
+    if len(value) > limit:
+        raise ValueError(f"{what} is {len(value):,} characters long (at most {limit:,})")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{what} holds characters that are not text (lone surrogates)") from None
+    return value
+
+
+def _optional_text(value: Any, what: str, limit: int) -> str | None:
+    return None if value is None else _text(value, what, limit)
+
+
+def _card_id(value: Any) -> str:
+    card_id = _text(value, "card_id", MAX_NAME_CHARS)
+    if not _CARD_ID.match(card_id):
+        raise ValueError(
+            f"card_id {card_id[:40]!r} is not a card id (lowercase letters, digits, '-')"
+        )
+    return card_id
+
+
+def _optional_int(value: Any, what: str, high: int) -> int | None:
+    if value is None:
+        return None
+    return int(check_number(value, what, low=0, high=high, integer=True))
 
 
 # -- values -------------------------------------------------------------------------------
@@ -90,10 +172,12 @@ class Snapshot:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Snapshot:
+        """The inverse of :meth:`to_dict`, every field checked (``ValueError``/``TypeError``)."""
+        _mapping(data, "snapshot")
         return cls(
             state=CardState.from_dict(data["state"]),
-            suspended=bool(data.get("suspended", False)),
-            leech=bool(data.get("leech", False)),
+            suspended=_flag(data.get("suspended", False), "suspended"),
+            leech=_flag(data.get("leech", False), "leech"),
             buried_until=parse_time(data.get("buried_until")),
         )
 
@@ -109,6 +193,9 @@ class CardRecord:
     leech: bool = False
     buried_until: datetime | None = None
     orphaned: bool = False
+    # Bumped by every write of the card's row: the compare-and-swap token of record_review.
+    # Local to one database (never exported), so not part of a record's identity.
+    version: int = field(default=0, compare=False)
 
     def snapshot(self) -> Snapshot:
         return Snapshot(self.state, self.suspended, self.leech, self.buried_until)
@@ -132,10 +219,12 @@ class CardRecord:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CardRecord:
+        """The inverse of :meth:`to_dict`, every field checked (``ValueError``/``TypeError``)."""
+        _mapping(data, "card record")
         return cls(
-            card_id=str(data["card_id"]),
-            deck=str(data.get("deck", "")),
-            orphaned=bool(data.get("orphaned", False)),
+            card_id=_card_id(data["card_id"]),
+            deck=_text(data.get("deck", ""), "deck", MAX_NAME_CHARS),
+            orphaned=_flag(data.get("orphaned", False), "orphaned"),
         ).with_snapshot(Snapshot.from_dict(data))
 
 
@@ -178,21 +267,30 @@ class Review:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Review:
+        """The inverse of :meth:`to_dict`, every field checked before anything is stored
+        (``ValueError``/``KeyError``/``TypeError`` naming the field)."""
+        _mapping(data, "review")
+        uid = data["uid"]
+        if not isinstance(uid, str) or not _UID.match(uid):
+            raise ValueError(f"uid {str(uid)[:40]!r} is not a review id (1–64 letters and digits)")
+        reviewed_at = parse_time(data["reviewed_at"])
+        if reviewed_at is None:
+            raise ValueError("reviewed_at is missing")
         correct = data.get("correct")
         return cls(
-            uid=str(data["uid"]),
-            card_id=str(data["card_id"]),
-            deck=str(data.get("deck", "")),
-            reviewed_at=parse_time(str(data["reviewed_at"])),  # type: ignore[arg-type]
-            rating=Rating(int(data["rating"])),
+            uid=uid,
+            card_id=_card_id(data["card_id"]),
+            deck=_text(data.get("deck", ""), "deck", MAX_NAME_CHARS),
+            reviewed_at=reviewed_at,
+            rating=Rating(check_number(data["rating"], "rating", low=1, high=4, integer=True)),
             before=Snapshot.from_dict(data["before"]),
             after=Snapshot.from_dict(data["after"]),
-            duration_ms=None if data.get("duration_ms") is None else int(data["duration_ms"]),
-            answer=None if data.get("answer") is None else str(data["answer"]),
-            correct=None if correct is None else bool(correct),
-            seed=None if data.get("seed") is None else int(data["seed"]),
-            practice=bool(data.get("practice", False)),
-            hinted=bool(data.get("hinted", False)),
+            duration_ms=_optional_int(data.get("duration_ms"), "duration_ms", MAX_DURATION_MS),
+            answer=_optional_text(data.get("answer"), "answer", MAX_ANSWER_TEXT),
+            correct=None if correct is None else _flag(correct, "correct"),
+            seed=_optional_int(data.get("seed"), "seed", MAX_SQL_INT),
+            practice=_flag(data.get("practice", False), "practice"),
+            hinted=_flag(data.get("hinted", False), "hinted"),
         )
 
 
@@ -252,9 +350,43 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "CREATE INDEX reviews_by_time ON reviews (reviewed_at)",
         "CREATE INDEX cards_by_due ON cards (due)",
     ),
-    # version 3: whether the hint was shown (older reviews: it was not, there were no hints)
-    3: ("ALTER TABLE reviews ADD COLUMN hinted INTEGER NOT NULL DEFAULT 0",),
+    # version 3: a version per card row, bumped by every write: the compare-and-swap token
+    # that makes two sessions reviewing one card serialise (record_review(expected_version))
+    3: ("ALTER TABLE cards ADD COLUMN version INTEGER NOT NULL DEFAULT 0",),
+    # version 4: whether the hint was shown (older reviews: it was not, there were no hints)
+    4: ("ALTER TABLE reviews ADD COLUMN hinted INTEGER NOT NULL DEFAULT 0",),
 }
+
+
+@functools.cache
+def _expected_tables(version: int) -> dict[str, tuple[tuple[str, str, int, int], ...]]:
+    """Our tables at schema ``version``: name -> columns (name, type, not null, primary key)."""
+    db = sqlite3.connect(":memory:")
+    try:
+        _migrate(db, 0, version)
+        return _tables(db)
+    finally:
+        db.close()
+
+
+def _tables(db: sqlite3.Connection) -> dict[str, tuple[tuple[str, str, int, int], ...]]:
+    names = [
+        r[0]
+        for r in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'"
+        )
+    ]
+    return {
+        name: tuple(
+            (str(c[1]), str(c[2]).upper(), int(c[3]), int(c[5]))
+            for c in db.execute(f"PRAGMA table_info({_quote(name)})")
+        )
+        for name in sorted(names)
+    }
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _migrate(db: sqlite3.Connection, start: int, target: int) -> None:
@@ -289,6 +421,11 @@ def _check_header(path: Path) -> None:
 def _damaged(path: Path, exc: sqlite3.Error) -> StoreError:
     """The right error for an SQLite failure on a file whose header said it is ours."""
     name = getattr(exc, "sqlite_errorname", "")
+    if name.startswith("SQLITE_FULL"):
+        return StoreError(
+            f"{path}: the disk is full (SQLite: {exc}); nothing was written, the review "
+            "database is as it was"
+        )
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
         return StoreError(f"{path}: the review database stays locked by another program: {exc}")
     if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_IOERR", "SQLITE_PERM")):
@@ -316,6 +453,15 @@ def _inspect_read_only(path: Path) -> int:
             raise CorruptDatabase(
                 f"{path}: the review database is damaged ({first}); left unchanged"
             )
+        _check_schema(path, version, _tables(db))
+        if 0 < version < SCHEMA_VERSION:
+            # A migration will write to the file: check every row first, so that a damaged
+            # old database is reported, and left, exactly as it was.
+            db.row_factory = sqlite3.Row
+            for row in db.execute("SELECT * FROM cards"):
+                _row_to_record(row, path)
+            for row in db.execute("SELECT * FROM reviews"):
+                _row_to_review(row, path)
         return version
     except sqlite3.Error as exc:
         raise _damaged(path, exc) from None
@@ -323,10 +469,30 @@ def _inspect_read_only(path: Path) -> int:
         db.close()
 
 
+def _check_schema(path: Path, version: int, found: dict[str, Any]) -> None:
+    """Refuse a file that carries our application id but not our tables (checked read-only,
+    before anything is written, so such a file stays byte-for-byte as it was)."""
+    expected = _expected_tables(version)
+    if found == expected:
+        return
+    extra = sorted(set(found) - set(expected))
+    missing = sorted(set(expected) - set(found))
+    if extra or missing:
+        what = f"tables {', '.join(extra)} are not ours" if extra else f"no table {missing[0]!r}"
+    else:
+        table = next(t for t in sorted(expected) if found[t] != expected[t])
+        what = f"table {table!r} has other columns than quizcoll's"
+    raise NotQuizcollDatabase(
+        f"{path}: carries quizcoll's application id, but its schema is not a quizcoll review "
+        f"database's (schema version {version}: {what}); left unchanged"
+    )
+
+
 def _create(path: Path, *, replace_empty: bool) -> None:
     """Build a fresh database next to ``path`` and move it into place atomically."""
     try:
-        _build(path, replace_empty=replace_empty)
+        # An empty file reached through a link is replaced where it is, never the link.
+        _build(path.resolve() if path.is_symlink() else path, replace_empty=replace_empty)
     except (OSError, sqlite3.Error) as exc:
         raise StoreError(f"{path}: cannot create the review database: {exc}") from None
 
@@ -366,38 +532,60 @@ def _build(path: Path, *, replace_empty: bool) -> None:
                 leftover.unlink()
 
 
-def _row_to_record(row: sqlite3.Row) -> CardRecord:
-    snap = Snapshot.from_dict(
-        {
-            "state": json.loads(row["state"]),
-            "suspended": row["suspended"],
-            "leech": row["leech"],
-            "buried_until": row["buried_until"],
-        }
-    )
-    return CardRecord(
-        card_id=row["card_id"], deck=row["deck"], orphaned=bool(row["orphaned"])
-    ).with_snapshot(snap)
+def _row_to_record(row: sqlite3.Row, path: Path) -> CardRecord:
+    """A ``cards`` row, every field checked; junk is :class:`CorruptDatabase`."""
+    with _row_checked(path, "cards", row["card_id"]):
+        record = CardRecord.from_dict(
+            {
+                "card_id": row["card_id"],
+                "deck": row["deck"],
+                "orphaned": row["orphaned"],
+                "state": json.loads(row["state"]),
+                "suspended": row["suspended"],
+                "leech": row["leech"],
+                "buried_until": row["buried_until"],
+            }
+        )
+        columns = row.keys()
+        version = row["version"] if "version" in columns else 0  # before schema version 3
+        return replace(record, version=int(check_number(version, "version", low=0, integer=True)))
 
 
-def _row_to_review(row: sqlite3.Row) -> Review:
-    correct = row["correct"]
-    return Review(
-        id=row["id"],
-        uid=row["uid"],
-        card_id=row["card_id"],
-        deck=row["deck"],
-        reviewed_at=parse_time(row["reviewed_at"]),  # type: ignore[arg-type]
-        rating=Rating(row["rating"]),
-        duration_ms=row["duration_ms"],
-        answer=row["answer"],
-        correct=None if correct is None else bool(correct),
-        seed=row["seed"],
-        practice=bool(row["practice"]),
-        hinted=bool(row["hinted"]),
-        before=Snapshot.from_dict(json.loads(row["before"])),
-        after=Snapshot.from_dict(json.loads(row["after"])),
-    )
+def _row_to_review(row: sqlite3.Row, path: Path) -> Review:
+    """A ``reviews`` row, every field checked; junk is :class:`CorruptDatabase`."""
+    with _row_checked(path, "reviews", row["uid"]):
+        review = Review.from_dict(
+            {
+                "uid": row["uid"],
+                "card_id": row["card_id"],
+                "deck": row["deck"],
+                "reviewed_at": row["reviewed_at"],
+                "rating": row["rating"],
+                "duration_ms": row["duration_ms"],
+                "answer": row["answer"],
+                "correct": row["correct"],
+                "seed": row["seed"],
+                "practice": row["practice"],
+                # rows are checked before migrating: an older file has no hinted column
+                "hinted": row["hinted"] if "hinted" in row.keys() else 0,
+                "before": json.loads(row["before"]),
+                "after": json.loads(row["after"]),
+            }
+        )
+        return replace(review, id=row["id"])
+
+
+@contextlib.contextmanager
+def _row_checked(path: Path, table: str, key: object) -> Iterator[None]:
+    """Turn a bad value in a row into one line saying the database is damaged, and where."""
+    try:
+        yield
+    except (ValueError, TypeError, KeyError, RecursionError) as exc:
+        what = str(exc) if not isinstance(exc, KeyError) else f"missing {exc}"
+        raise CorruptDatabase(
+            f"{path}: the review database is damaged (table {table}, row {str(key)[:40]!r}: "
+            f"{what[:200]}); left unchanged"
+        ) from None
 
 
 # -- the store ----------------------------------------------------------------------------
@@ -411,19 +599,23 @@ class Store:
         self._db = db
 
     @classmethod
-    def open(cls, path: Path | str) -> Store:
-        """Open (creating if absent) the review database at ``path``.
+    def open(cls, path: Path | str, *, create: bool = True) -> Store:
+        """Open (creating if absent, unless ``create`` is false) the review database at ``path``.
 
         Raises :class:`NotQuizcollDatabase`, :class:`CorruptDatabase`,
-        :class:`NewerDatabase` or :class:`StoreError`; the file is then left untouched.
+        :class:`NewerDatabase`, :class:`NoDatabase` or :class:`StoreError`; the file is then
+        left untouched. A device, FIFO, folder or dangling link at ``path`` is refused
+        (:func:`deck.safeio.database_path`).
         """
-        path = Path(path).expanduser()
-        if path.is_dir():
-            raise StoreError(f"{path}: is a directory, not a review database")
+        path = database_path(path)
         try:
             size = path.stat().st_size
         except FileNotFoundError:
             size = None
+        if size is None and not create:
+            raise NoDatabase(
+                f"no review database at {path} (the first review creates it); nothing created"
+            )
         if size is None or size == 0:
             _create(path, replace_empty=size == 0)
         _check_header(path)
@@ -447,6 +639,14 @@ class Store:
             db.close()
             raise
         return store
+
+    @classmethod
+    def in_memory(cls) -> Store:
+        """An empty store that lives in memory only (for reading when no database exists)."""
+        db = sqlite3.connect(":memory:", isolation_level=None)
+        db.row_factory = sqlite3.Row
+        _migrate(db, 0, SCHEMA_VERSION)
+        return cls(Path(":memory:"), db)
 
     # -- plumbing ------------------------------------------------------------------------
 
@@ -500,15 +700,23 @@ class Store:
 
     def card(self, card_id: str) -> CardRecord | None:
         rows = self._query("SELECT * FROM cards WHERE card_id = ?", (card_id,))
-        return _row_to_record(rows[0]) if rows else None
+        return _row_to_record(rows[0], self.path) if rows else None
 
     def state(self, card_id: str) -> CardState:
         """The card's scheduling state; a fresh new state for a card never seen."""
         record = self.card(card_id)
         return record.state if record else CardState()
 
+    def state_version(self, card_id: str) -> tuple[CardState, int]:
+        """The card's scheduling state and its row version (0 for a card never seen): pass
+        the version to :meth:`record_review` as ``expected_version``."""
+        record = self.card(card_id)
+        return (record.state, record.version) if record else (CardState(), 0)
+
     def cards(self) -> dict[str, CardRecord]:
-        return {r["card_id"]: _row_to_record(r) for r in self._query("SELECT * FROM cards")}
+        return {
+            r["card_id"]: _row_to_record(r, self.path) for r in self._query("SELECT * FROM cards")
+        }
 
     def reviews(
         self,
@@ -529,7 +737,7 @@ class Store:
             where.append("reviewed_at < ?")
             params.append(format_time(until))
         sql = "SELECT * FROM reviews" + (" WHERE " + " AND ".join(where) if where else "")
-        return [_row_to_review(r) for r in self._query(sql + " ORDER BY id", params)]
+        return [_row_to_review(r, self.path) for r in self._query(sql + " ORDER BY id", params)]
 
     def review_count(self, *, practice: bool | None = None) -> int:
         if practice is None:
@@ -547,7 +755,7 @@ class Store:
             rows = self._query(
                 "SELECT * FROM reviews WHERE card_id = ? ORDER BY id DESC LIMIT 1", (card_id,)
             )
-        return _row_to_review(rows[0]) if rows else None
+        return _row_to_review(rows[0], self.path) if rows else None
 
     def done_between(self, start: datetime, end: datetime) -> dict[str, tuple[int, int]]:
         """Per deck, scheduled reviews in ``[start, end)``: (new cards introduced, review-phase reviews).
@@ -565,14 +773,19 @@ class Store:
 
     # -- writing -------------------------------------------------------------------------
 
-    def _put(self, db: sqlite3.Connection, record: CardRecord) -> None:
-        db.execute(
+    def _put(
+        self, db: sqlite3.Connection, record: CardRecord, *, expected_version: int | None = None
+    ) -> bool:
+        """Write a card's row, bumping its version; with ``expected_version``, only if the
+        row still has that version (compare-and-swap). Returns whether it was written."""
+        cas = "" if expected_version is None else " WHERE cards.version = ?"
+        cur = db.execute(
             "INSERT INTO cards (card_id, deck, phase, due, state, suspended, leech, "
-            "buried_until, orphaned) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "buried_until, orphaned, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1) "
             "ON CONFLICT (card_id) DO UPDATE SET deck = excluded.deck, phase = excluded.phase, "
             "due = excluded.due, state = excluded.state, suspended = excluded.suspended, "
             "leech = excluded.leech, buried_until = excluded.buried_until, "
-            "orphaned = excluded.orphaned",
+            "orphaned = excluded.orphaned, version = cards.version + 1" + cas,
             (
                 record.card_id,
                 record.deck,
@@ -583,14 +796,16 @@ class Store:
                 int(record.leech),
                 format_time(record.buried_until),
                 int(record.orphaned),
+                *(() if expected_version is None else (expected_version,)),
             ),
         )
+        return cur.rowcount == 1
 
     def _current(self, db: sqlite3.Connection, card_id: str, deck: str) -> CardRecord:
         row = db.execute("SELECT * FROM cards WHERE card_id = ?", (card_id,)).fetchone()
         if row is None:
             return CardRecord(card_id=card_id, deck=deck)
-        record = _row_to_record(row)
+        record = _row_to_record(row, self.path)
         return replace(record, deck=deck or record.deck, orphaned=False)
 
     def _exists(self, db: sqlite3.Connection, card_id: str) -> bool:
@@ -637,16 +852,29 @@ class Store:
         practice: bool = False,
         leech_threshold: int = 8,
         hinted: bool = False,
+        expected_version: int | None = None,
     ) -> Review:
         """Store one review and the card's new state in one committed transaction.
 
         The state before is read inside the transaction (so undo restores what was
         really there). ``practice`` logs the review and leaves the schedule alone.
         After ``leech_threshold`` lapses (0: never) the card is tagged leech and suspended.
+
+        ``expected_version`` is the version :meth:`state_version` returned with the state
+        ``after`` was computed from: if another session has written the card since, nothing
+        is stored and :class:`StaleState` carries the card's current state and version, to
+        compute ``after`` again. So two sessions reviewing one card serialise: its ``reps``
+        never falls behind its review count.
         """
         rating = Rating(int(rating))
         with self._write() as db:
             current = self._current(db, card_id, deck)
+            if (
+                expected_version is not None
+                and not practice
+                and current.version != expected_version
+            ):
+                raise StaleState(card_id, current.state, current.version)
             if practice:
                 new = current
             else:
@@ -673,8 +901,12 @@ class Store:
                 practice=practice,
                 hinted=hinted,
             )
-            if not practice or self._exists(db, card_id):
-                self._put(db, new)  # a practised card never seen keeps having no record
+            # a practised card never seen keeps having no record
+            written = (practice and not self._exists(db, card_id)) or self._put(
+                db, new, expected_version=current.version
+            )
+            if not written:
+                raise StaleState(card_id, current.state, current.version)
             self._insert_review(db, review)
             row_id = db.execute("SELECT last_insert_rowid()").fetchone()[0]
         return replace(review, id=int(row_id))
@@ -693,7 +925,7 @@ class Store:
                 row = db.execute("SELECT * FROM reviews WHERE id = ?", (review_id,)).fetchone()
                 if row is None:
                     raise UndoError(f"review {review_id} is not in the database")
-            review = _row_to_review(row)
+            review = _row_to_review(row, self.path)
             later = db.execute(
                 "SELECT count(*) FROM reviews WHERE card_id = ? AND id > ?",
                 (review.card_id, review.id),
@@ -793,7 +1025,7 @@ class Store:
                     "SELECT * FROM cards WHERE card_id = ?", (record.card_id,)
                 ).fetchone()
                 if row is not None:
-                    local = _row_to_record(row)
+                    local = _row_to_record(row, self.path)
                     theirs = record.state.last_review
                     ours = local.state.last_review
                     if theirs is None or (ours is not None and theirs <= ours):

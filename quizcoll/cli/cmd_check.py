@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from quizcoll.cli.common import add_json_argument
+from quizcoll.cli.common import add_json_argument, number_flag
 
 if TYPE_CHECKING:
     from deck.model import Collection
@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--seeds",
-        type=int,
+        type=number_flag(low=1, high=1000),
         default=5,
         metavar="N",
         help="instances to solve per parametric card (default 5)",

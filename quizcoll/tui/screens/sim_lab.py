@@ -183,10 +183,14 @@ class SimLabScreen(QuizScreen):
         if not 1 <= ranks <= MAX_LAB_RANKS:
             raise ValueError(f"ranks: the lab shows 1 to {MAX_LAB_RANKS} ranks, got {ranks}")
         size_text = self.query_one("#lab-size", Input).value.strip()
-        try:
-            size = int(units.to_base(size_text, units.Dim.BYTES))
+        try:  # bounded like `sim --size`: 1 byte to 1 TiB
+            size = int(
+                units.parse_number(
+                    size_text, "size", dim=units.Dim.BYTES, low=1, high=2**40, integer=True
+                )
+            )
         except units.UnitError as exc:
-            raise ValueError(f"size: {exc}") from None
+            raise ValueError(str(exc)) from None
         algorithm = str(self.query_one("#lab-algorithm", Select).value)
         nodes = 1
         if algorithm == HIERARCHICAL:
