@@ -5,8 +5,9 @@ it builds its topology graph (NVIDIA/nccl 2.31.2, ``src/graph/topo.h`` and
 ``src/graph/topo.cc``), because the two differ and learners mix them up:
 
 - NVLink: NCCL counts ``links × per-link bandwidth`` with its own per-link figure
-  (``SM80_NVLINK_BW`` 20.0, ``SM90_NVLINK_BW`` 20.6, ``SM100_NVLINK_BW`` 40.1 GB/s), below
-  the line rate (25 and 50 GB/s per link and direction).
+  (``SM70_NVLINK_BW`` and ``SM80_NVLINK_BW`` 20.0, ``SM90_NVLINK_BW`` 20.6,
+  ``SM100_NVLINK_BW`` 40.1 GB/s), below the line rate (25 and 50 GB/s per link and
+  direction). V100 (NVLink2) is a link figure only: the NCCL model has no Volta preset.
 - PCIe: ``width × per-lane rate / 80`` GB/s with the per-lane rate in units of 100 Mb/s
   (``kvDictPciGen``: 8 GT/s → 60, 16 → 120, 32 → 240, 64 → 480), i.e. 12/24/48/96 GB/s
   for x16 Gen3–Gen6, against line rates of about 15.75/31.5/63/121 GB/s.
@@ -51,6 +52,12 @@ class PcieGen:
     def nccl_bw(self) -> float:
         """GB/s NCCL assumes for an x16 link: ``16 × lane rate / 80`` (topo.cc)."""
         return 16 * self.nccl_lane_rate / 80
+
+    @property
+    def raw_rate(self) -> float:
+        """GB/s per direction at x16 before line encoding: GT/s × 16 lanes ÷ 8 (the figure
+        vendors double for "64 GB/s" PCIe Gen4 x16)."""
+        return self.transfer_gt_s * 16 / 8
 
 
 @dataclass(frozen=True)
@@ -172,6 +179,14 @@ NICS: dict[str, Nic] = {
     ),
 }
 
+_NVLINK2 = NvLink(
+    "nvlink2",
+    6,
+    20.0,
+    25.0,
+    "V100 SXM2: 6 NVLink2 links × 50 GB/s bidirectional = 300 GB/s (150 per direction) "
+    "(NVIDIA V100 datasheet); NCCL SM70_NVLINK_BW = 20.0 per link",
+)
 _NVLINK3 = NvLink(
     "nvlink3",
     12,
@@ -268,6 +283,11 @@ GPUS: dict[str, Gpu] = {
 }
 
 
+# GPUs whose NVLink is a figure of ``link_figures`` but not an NCCL-model preset (no Volta
+# tuning tables in the model; DGX-1's hybrid cube-mesh is not an NVSwitch).
+NVLINK_ONLY: dict[str, NvLink] = {"v100": _NVLINK2}
+
+
 class HardwareError(ValueError):
     """An unknown preset name."""
 
@@ -307,34 +327,62 @@ class LinkFigures:
     measured_low: float | None
     measured_high: float | None
     source: str
+    generation: str = ""  # nvlink4, gen5, ndr …
+    lanes: int = 0  # NVLink links of one GPU, PCIe lanes (16), NIC ports (1)
+    raw_rate: float = 0.0  # GB/s per direction before line encoding (PCIe); else line rate
 
     @property
     def nccl_over_line(self) -> float:
         return self.nccl_bw / self.line_rate
+
+    @property
+    def lane_line_rate(self) -> float:
+        """GB/s per direction of one link, lane or port."""
+        return self.line_rate / self.lanes if self.lanes else self.line_rate
+
+    @property
+    def lane_nccl_bw(self) -> float:
+        """NCCL's GB/s for one link, lane or port."""
+        return self.nccl_bw / self.lanes if self.lanes else self.nccl_bw
+
+
+def _pcie_figures(key: str, p: PcieGen) -> LinkFigures:
+    return LinkFigures(
+        key, "pcie", p.line_rate, p.nccl_bw, None, None, p.source, p.name, 16, p.raw_rate
+    )
 
 
 def link_figures(name: str) -> LinkFigures:
     """Line rate vs NCCL's figure for a GPU's NVLink (``h100``), a PCIe generation
     (``gen5``) or a NIC (``ndr``)."""
     key = str(name).strip().lower()
-    if key in GPUS:
-        g = GPUS[key]
-        if g.nvlink is None:
-            p = PCIE[g.pcie]
-            return LinkFigures(key, "pcie", p.line_rate, p.nccl_bw, None, None, p.source)
+    if key in GPUS or key in NVLINK_ONLY:
+        nv = GPUS[key].nvlink if key in GPUS else NVLINK_ONLY[key]
+        if nv is None:
+            p = PCIE[GPUS[key].pcie]
+            return _pcie_figures(key, p)
         # ring busbw on 8 GPUs is NCCL's "effective NVLink bandwidth" (nccl-tests#212)
-        measured = (368.76, 370.0) if g.nvlink is _NVLINK4 else (None, None)
+        measured = (368.76, 370.0) if nv is _NVLINK4 else (None, None)
         return LinkFigures(
-            key, "nvlink", g.nvlink.line_rate, g.nvlink.nccl_bw, *measured, g.nvlink.source
+            key,
+            "nvlink",
+            nv.line_rate,
+            nv.nccl_bw,
+            *measured,
+            nv.source,
+            nv.name,
+            nv.links,
+            nv.line_rate,
         )
     if key in PCIE:
-        p = PCIE[key]
-        return LinkFigures(key, "pcie", p.line_rate, p.nccl_bw, None, None, p.source)
+        return _pcie_figures(key, PCIE[key])
     if key in NICS:
         n = NICS[key]
         low, high = n.measured or (None, None)
-        return LinkFigures(key, "nic", n.line_rate, n.nccl_bw, low, high, n.source)
-    names = [*GPUS, *PCIE, *NICS]
+        return LinkFigures(
+            key, "nic", n.line_rate, n.nccl_bw, low, high, n.source, n.name, 1, n.line_rate
+        )
+    names = [*NVLINK_ONLY, *GPUS, *PCIE, *NICS]
     close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise HardwareError(f"unknown link {name!r}; choose one of {', '.join(names)}{hint}")
@@ -346,7 +394,7 @@ def links_table() -> str:
         "| link | line rate per direction | NCCL assumes | NCCL ÷ line | measured |",
         "|---|---|---|---|---|",
     ]
-    for name in [*(g for g in GPUS if GPUS[g].nvlink is not None), *PCIE, *NICS]:
+    for name in [*NVLINK_ONLY, *(g for g in GPUS if GPUS[g].nvlink is not None), *PCIE, *NICS]:
         f = link_figures(name)
         label = {"nvlink": f"{name.upper()} NVLink", "pcie": f"PCIe {name} x16"}.get(
             f.kind, f"{name.upper()} NIC"
