@@ -27,7 +27,7 @@ from deck.errors import DeckError
 from deck.facts import Value, fact_value, numeric_env
 from deck.failures import Failure
 from deck.model import Card, CardType, Claim, Location, Tolerance
-from deck.placeholders import fill, name_part
+from deck.placeholders import name_part
 from deck.prose import Kind, unproven
 from deck.registry import Registry
 from deck.spancheck import dotted_to_flat
@@ -130,8 +130,12 @@ def closed_form(expect: str, env: Mapping[str, Any]) -> float:
         from deck.formula import evaluate
 
         if "{" in expect:
-            plain = {k: (v.value if isinstance(v, Value) else v) for k, v in env.items()}
-            expect = fill(expect, {k: name_part(v) for k, v in plain.items() if isinstance(v, str)})
+            # Every {name} of a text parameter, also after "_" ({gpu}_peak_{dtype}): a formula
+            # has no LaTeX, and the loader accepted the formula with the same substitution.
+            for k, v in env.items():
+                raw = v.value if isinstance(v, Value) else v
+                if isinstance(raw, str):
+                    expect = expect.replace("{" + k + "}", name_part(raw))
         return evaluate(expect, numeric_env(env))
 
 

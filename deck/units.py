@@ -81,6 +81,7 @@ LABELS: frozenset[str] = frozenset(
         "ranks",
         "token",
         "tokens",
+        "tokens/s",
         "param",
         "params",
         "parameters",
@@ -112,6 +113,7 @@ LABELS: frozenset[str] = frozenset(
         "experts",
         "FLOPs",
         "TFLOPs",
+        "FLOPs/byte",
         "times",
     }
 )

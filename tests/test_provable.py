@@ -307,6 +307,23 @@ def test_a_hyphenated_choice_names_its_constant() -> None:
     assert any("closed form" in m for m in messages)
 
 
+def test_two_choices_name_one_constant_and_a_rate_label_reads() -> None:
+    """``{gpu}_peak_{dtype}``: the second placeholder follows ``_`` (no LaTeX in a formula);
+    ``tokens/s`` and ``FLOPs/byte`` are answer labels."""
+    text = (
+        CHOICE_NAMED.replace("a100-80gb, h200]", "h200, b200, l40s]\n      dtype: [bf16, fp8]")
+        .replace("run: memory.gpu", "run: gpu.specs")
+        .replace('args: {gpu: "{gpu}"}', 'args: {gpu: "{gpu}", dtype: "{dtype}"}')
+        .replace("field: reported_bytes", "field: ridge_point")
+        .replace("unit: GiB", "unit: FLOPs/byte")
+        .replace('"{gpu}_reported"', '"{gpu}_peak_{dtype} / {gpu}_hbm_bandwidth"')
+    )
+    messages = [f.message for f in run_checks(_load(text), REGISTRY, seeds=5).errors]
+    assert messages and all("distinct instance" in m for m in messages)  # 8 instances: too few
+    assert units.parse_quantity("295 FLOPs/byte", label="FLOPs/byte").value == 295
+    assert units.parse_quantity("150 tokens/s", label="tokens/s").value == 150
+
+
 # ----------------------------------------------------------------------------- mutations
 
 
