@@ -83,7 +83,9 @@ def _links() -> tuple[Constant, ...]:
 def _nccl() -> tuple[Constant, ...]:
     """NCCL 2.31.2's NVLS figures (``src/tuning/``): its latency and efficiency on Hopper."""
     from quizcoll.collectives.nccl.constants import (
+        BASE_LATENCY,
         HW_LATENCY,
+        LL_MAX_BW,
         NVLS_EFFICIENCY,
         Algorithm,
         Arch,
@@ -92,7 +94,32 @@ def _nccl() -> tuple[Constant, ...]:
     )
 
     nvls = HW_LATENCY[Hw.NVLINK][Algorithm.NVLS][Protocol.SIMPLE] * 1e-6
+    ring_ll = BASE_LATENCY[Algorithm.RING][Protocol.LL] * 1e-6
+    hop_ll = HW_LATENCY[Hw.NVLINK][Algorithm.RING][Protocol.LL] * 1e-6
+    where = "NCCL 2.31.2 src/tuning/ (quizcoll.collectives.nccl.constants)"
     return (
+        Constant(
+            "nccl_ring_ll_base_latency",
+            ring_ll,
+            Dim.SECONDS,
+            f"baseLatencies[Ring][LL] = 6.6 µs: a Ring/LL operation's launch cost; {where}",
+            "µs",
+        ),
+        Constant(
+            "nccl_ring_ll_nvlink_latency",
+            hop_ll,
+            Dim.SECONDS,
+            f"hwLatencies[NVLINK][Ring][LL] = 0.6 µs per ring step over NVLink; {where}",
+            "µs",
+        ),
+        Constant(
+            "nccl_ll_max_bw_hopper",
+            LL_MAX_BW[Arch.HOPPER][0] * 1e9,
+            Dim.RATE,
+            f"llMaxBws for sm_90 on one node = 141 GB/s: the LL protocol's bus-bandwidth cap; "
+            f"{where}",
+            "GB/s",
+        ),
         Constant(
             "nccl_nvls_latency",
             nvls,
