@@ -57,6 +57,14 @@ CONSTANTS: tuple[Constant, ...] = (
         "throughput of FasterTransformer at the same latency on GPT-3 175B",
     ),
     Constant(
+        "tp_allreduces_per_layer",
+        2,
+        Dim.COUNT,
+        "Shoeybi et al. 2019 (Megatron-LM), §3 and Figure 4: a tensor-parallel transformer "
+        "layer all-reduces twice in the forward pass, after the attention output projection "
+        "and after the MLP's second matmul",
+    ),
+    Constant(
         "deepseek_v2_kv_reduction",
         0.933,
         Dim.RATIO,
