@@ -45,7 +45,7 @@ class PcieGen:
     gen: int
     transfer_gt_s: float  # GT/s per lane
     nccl_lane_rate: int  # kvDictPciGen, units of 100 Mb/s per lane
-    line_rate: float  # GB/s per direction at x16 after line encoding
+    line_rate: float  # GB/s per direction at x16 after line encoding (exact, not rounded)
     source: str
 
     @property
@@ -124,7 +124,7 @@ PCIE: dict[str, PcieGen] = {
         3,
         8.0,
         60,
-        15.754,
+        8 * 16 / 8 * 128 / 130,
         "PCIe 3.0: 8 GT/s, 128b/130b → 8·16·128/130/8 = 15.75 GB/s; NCCL kvDictPciGen 60",
     ),
     "gen4": PcieGen(
@@ -132,7 +132,7 @@ PCIE: dict[str, PcieGen] = {
         4,
         16.0,
         120,
-        31.508,
+        16 * 16 / 8 * 128 / 130,
         "PCIe 4.0: 16 GT/s, 128b/130b → 31.5 GB/s; NCCL kvDictPciGen 120",
     ),
     "gen5": PcieGen(
@@ -140,7 +140,7 @@ PCIE: dict[str, PcieGen] = {
         5,
         32.0,
         240,
-        63.015,
+        32 * 16 / 8 * 128 / 130,
         "PCIe 5.0: 32 GT/s, 128b/130b → 63.0 GB/s; NCCL kvDictPciGen 240",
     ),
     "gen6": PcieGen(
@@ -148,7 +148,7 @@ PCIE: dict[str, PcieGen] = {
         6,
         64.0,
         480,
-        121.0,
+        64 * 16 / 8 * 242 / 256,
         "PCIe 6.0: 64 GT/s PAM4, 242/256 FLIT → 64·16/8·242/256 = 121 GB/s; NCCL kvDictPciGen 480",
     ),
 }
@@ -403,7 +403,7 @@ def links_table() -> str:
         if f.measured_low is not None and f.measured_high is not None:
             measured = f"{f.measured_low:g}–{f.measured_high:g} GB/s"
         lines.append(
-            f"| {label} | {f.line_rate:g} GB/s | {f.nccl_bw:g} GB/s | "
+            f"| {label} | {f.line_rate:.4g} GB/s | {f.nccl_bw:g} GB/s | "
             f"{f.nccl_over_line:.2f} | {measured} |"
         )
     return "\n".join(lines)

@@ -65,6 +65,17 @@ def _links() -> tuple[Constant, ...]:
             Constant(f"{key}_nvlink_link_rate", nv.line_link_bw * 1e9, Dim.RATE, nv.source, "GB/s"),
             Constant(f"{key}_nccl_link_bw", nv.nccl_link_bw * 1e9, Dim.RATE, nv.source, "GB/s"),
         ]
+    for key, g in hw.GPUS.items():
+        p = hw.PCIE[g.pcie]
+        out.append(
+            Constant(
+                f"{key}_gpu_pcie_nccl_bw",
+                p.nccl_bw * 1e9,
+                Dim.RATE,
+                f"{g.source}: the GPU's PCIe {p.name} x16 link as NCCL counts it ({p.source})",
+                "GB/s",
+            )
+        )
     for key, p in hw.PCIE.items():
         out += [
             Constant(f"{key}_gt_s", p.transfer_gt_s, Dim.COUNT, f"{p.source}: GT/s per lane"),
