@@ -65,6 +65,24 @@ def test_nic_gbit_is_an_eighth_in_gbyte(nic: str, gbit: int) -> None:
     assert (r["generation"], r["lanes"]) == (nic, 1)
 
 
+@pytest.mark.parametrize(
+    ("link", "pcie"),
+    [
+        ("v100", 12),
+        ("a100", 24),
+        ("h100", 48),
+        ("l40s", 24),
+        ("gen6", 96),
+        ("hdr", 24),
+        ("xdr", 96),
+    ],
+)
+def test_the_pcie_link_behind_each_device(link: str, pcie: float) -> None:
+    assert REGISTRY.call("hardware.link", {"link": link})["pcie_nccl_bw"] == pytest.approx(
+        pcie * GB
+    )
+
+
 def test_ndr_measured_range_and_pcie_only_gpu() -> None:
     ndr = REGISTRY.call("hardware.link", {"link": "ndr"})
     assert (ndr["measured_low"], ndr["measured_high"]) == (46 * GB, 48 * GB)

@@ -286,6 +286,7 @@ GPUS: dict[str, Gpu] = {
 # GPUs whose NVLink is a figure of ``link_figures`` but not an NCCL-model preset (no Volta
 # tuning tables in the model; DGX-1's hybrid cube-mesh is not an NVSwitch).
 NVLINK_ONLY: dict[str, NvLink] = {"v100": _NVLINK2}
+NVLINK_ONLY_PCIE: dict[str, str] = {"v100": "gen3"}  # V100 SXM2: PCIe Gen3 x16 to the host
 
 
 class HardwareError(ValueError):
@@ -330,6 +331,7 @@ class LinkFigures:
     generation: str = ""  # nvlink4, gen5, ndr …
     lanes: int = 0  # NVLink links of one GPU, PCIe lanes (16), NIC ports (1)
     raw_rate: float = 0.0  # GB/s per direction before line encoding (PCIe); else line rate
+    pcie_nccl_bw: float = 0.0  # NCCL's GB/s for the PCIe x16 link the device sits on
 
     @property
     def nccl_over_line(self) -> float:
@@ -348,7 +350,7 @@ class LinkFigures:
 
 def _pcie_figures(key: str, p: PcieGen) -> LinkFigures:
     return LinkFigures(
-        key, "pcie", p.line_rate, p.nccl_bw, None, None, p.source, p.name, 16, p.raw_rate
+        key, "pcie", p.line_rate, p.nccl_bw, None, None, p.source, p.name, 16, p.raw_rate, p.nccl_bw
     )
 
 
@@ -358,9 +360,9 @@ def link_figures(name: str) -> LinkFigures:
     key = str(name).strip().lower()
     if key in GPUS or key in NVLINK_ONLY:
         nv = GPUS[key].nvlink if key in GPUS else NVLINK_ONLY[key]
+        host = PCIE[GPUS[key].pcie if key in GPUS else NVLINK_ONLY_PCIE[key]]
         if nv is None:
-            p = PCIE[GPUS[key].pcie]
-            return _pcie_figures(key, p)
+            return _pcie_figures(key, host)
         # ring busbw on 8 GPUs is NCCL's "effective NVLink bandwidth" (nccl-tests#212)
         measured = (368.76, 370.0) if nv is _NVLINK4 else (None, None)
         return LinkFigures(
@@ -373,6 +375,7 @@ def link_figures(name: str) -> LinkFigures:
             nv.name,
             nv.links,
             nv.line_rate,
+            host.nccl_bw,
         )
     if key in PCIE:
         return _pcie_figures(key, PCIE[key])
@@ -380,7 +383,17 @@ def link_figures(name: str) -> LinkFigures:
         n = NICS[key]
         low, high = n.measured or (None, None)
         return LinkFigures(
-            key, "nic", n.line_rate, n.nccl_bw, low, high, n.source, n.name, 1, n.line_rate
+            key,
+            "nic",
+            n.line_rate,
+            n.nccl_bw,
+            low,
+            high,
+            n.source,
+            n.name,
+            1,
+            n.line_rate,
+            PCIE[n.pcie].nccl_bw,
         )
     names = [*NVLINK_ONLY, *GPUS, *PCIE, *NICS]
     close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)

@@ -242,6 +242,7 @@ def register(registry: Registry) -> None:
             Field("lane_line_rate", Dimension.RATE, "line rate of one link or lane"),
             Field("lane_nccl_bw", Dimension.RATE, "NCCL's figure for one link or lane"),
             Field("raw_rate", Dimension.RATE, "per direction before line encoding (PCIe)"),
+            Field("pcie_nccl_bw", Dimension.RATE, "NCCL's figure for the device's PCIe x16 link"),
             Field("measured_low", Dimension.RATE, "published nccl-tests figure, low end"),
             Field("measured_high", Dimension.RATE, "published nccl-tests figure, high end"),
         ],

@@ -120,4 +120,5 @@ def link_doc(name: str) -> dict[str, Any]:
         "lane_line_rate": f.lane_line_rate * _GB,
         "lane_nccl_bw": f.lane_nccl_bw * _GB,
         "raw_rate": f.raw_rate * _GB,
+        "pcie_nccl_bw": f.pcie_nccl_bw * _GB,
     }
