@@ -140,12 +140,16 @@ def closed_form(expect: str, env: Mapping[str, Any]) -> float:
 
 
 def agrees(actual: Any, expected: Any, tolerance: Tolerance) -> bool:
+    if actual is None or expected is None:  # an empty result field agrees with nothing
+        return False
     if isinstance(actual, str) or isinstance(expected, str):
         return str(actual).strip().lower() == str(expected).strip().lower()
     return tolerance.accepts(float(actual), float(expected))
 
 
 def show(value: Any, dim: units.Dim | None) -> str:
+    if value is None:
+        return "no value"
     if isinstance(value, str):
         return repr(value)
     text = units.format_number(float(value), 8)
@@ -172,6 +176,9 @@ def check_facts(
             expected = expected_value(claim, {k: v for k, v in env.items()}, value.dim)
         except DeckError as exc:
             yield Failure(card.id, claim.location, what, f"{point}{exc}")
+            continue
+        if value.value is None:  # a field the executable leaves empty for these arguments
+            yield Failure(card.id, claim.location, what, f"{point}the run gave no value")
             continue
         if claim.name:
             env[claim.name] = value

@@ -324,6 +324,26 @@ def test_two_choices_name_one_constant_and_a_rate_label_reads() -> None:
     assert units.parse_quantity("150 tokens/s", label="tokens/s").value == 150
 
 
+EMPTY_FIELD = """\
+cards:
+  - id: measured
+    type: basic
+    front: "{=lo|GB/s}"
+    back: b
+    verify:
+      - {name: lo, run: hardware.link, args: {link: hdr}, field: measured_low, expect: "46 GB/s"}
+      - {claim: c, run: hardware.link, args: {link: "{x}"}, field: measured_high, expect: "48 GB/s", where: {x: [ndr, xdr]}}
+"""
+
+
+def test_a_field_the_run_leaves_empty_is_a_failure_not_a_crash() -> None:
+    """hardware.link has no published measurement for an HDR NIC: the fact fails (a line, no
+    traceback), and so does the swept claim at its XDR point."""
+    messages = [f.message for f in run_checks(_load(EMPTY_FIELD), REGISTRY, seeds=1).errors]
+    assert any("gave no value" in m for m in messages)
+    assert any("x=xdr" in m for m in messages)
+
+
 # ----------------------------------------------------------------------------- mutations
 
 
