@@ -344,6 +344,14 @@ def test_a_field_the_run_leaves_empty_is_a_failure_not_a_crash() -> None:
     assert any("x=xdr" in m for m in messages)
 
 
+def test_ceiling_is_read_as_ceil() -> None:
+    """A learner (and sympy) may write ceiling(T/B): the same function as ceil(T/B)."""
+    from deck.formula import evaluate
+
+    assert evaluate("B*ceiling(T/B) - T", {"T": 17, "B": 16}) == 15
+    assert evaluate("ceiling(2.1)", {}) == evaluate("ceil(2.1)", {}) == 3
+
+
 # ----------------------------------------------------------------------------- mutations
 
 
