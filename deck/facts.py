@@ -24,6 +24,7 @@ from typing import Any
 from deck import units
 from deck.errors import DeckError
 from deck.model import Card, Claim, Scaling
+from deck.placeholders import name_part
 from deck.registry import Registry
 
 SCALING_FACTOR = 2.0  # each step of a scaling sweep doubles the varied argument
@@ -73,11 +74,6 @@ def numeric_env(values: Mapping[str, Any]) -> dict[str, float]:
 CHOICE_REF = re.compile(r"\{([A-Za-z_\u0370-\u03ff][\w\u0370-\u03ff]*)\}")
 
 
-def choice_name(value: str) -> str:
-    """A text parameter's value as part of a name: ``llama-3.1-8b`` → ``llama_3_1_8b``."""
-    return re.sub(r"\W", "_", value.strip())
-
-
 def expand_choices(text: str, env: Mapping[str, Any]) -> str:
     """``text`` (a formula) with each ``{name}`` of a text parameter replaced by its value as
     a name part, so that ``{gpu}_reported`` reads ``h100_80gb_reported``: a closed form picks
@@ -90,7 +86,7 @@ def expand_choices(text: str, env: Mapping[str, Any]) -> str:
         raw = value.value if isinstance(value, Value) else value
         if not isinstance(raw, str):
             raise FactError(f"{{{m.group(1)}}} in a formula must name a text parameter")
-        return choice_name(raw)
+        return name_part(raw)
 
     return CHOICE_REF.sub(sub, text)
 

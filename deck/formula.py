@@ -15,7 +15,8 @@ The language
   underscores not starting with a digit: ``N``, ``S_1``, ``x2``.
 * Operators: ``+ - * / ^ **`` and the typographic ``× · ⋅ ∙ − – ÷ ∕``; ``√x``; superscript
   powers ``N²``, ``x⁻¹``.
-* Functions (need parentheses): ``log2 log10 ln log sqrt exp min max abs ceil floor``.
+* Functions (need parentheses): ``log2 log10 ln log sqrt exp min max abs ceil floor``
+  (``ceiling`` is read as ``ceil``, as sympy and spreadsheets write it).
   ``log(x)`` is the natural logarithm and ``log(x, b)`` the logarithm to base ``b``.
 * Constants: ``pi`` (also ``π``) and ``e``; these names are never variables.
 
@@ -105,7 +106,7 @@ _FUNCTIONS: dict[str, _Function] = {
         _Function("floor", 1, 1, lambda x: float(math.floor(x))),
     )
 }
-_FUNCTION_ALIASES = {"log_2": "log2", "log_10": "log10"}
+_FUNCTION_ALIASES = {"log_2": "log2", "log_10": "log10", "ceiling": "ceil"}
 # Names people will try that we deliberately do not offer: a clear error beats "sin*x".
 _UNSUPPORTED = frozenset(
     {

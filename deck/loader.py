@@ -29,7 +29,7 @@ from deck.model import (
     Tolerance,
     Variable,
 )
-from deck.placeholders import placeholders
+from deck.placeholders import name_part, placeholders
 from deck.registry import ArgumentError, Registry, suggest
 from deck.spancheck import span_problems
 from deck.textpos import TextOrigin, origin_at
@@ -1420,14 +1420,12 @@ def placeholder_variants(text: str, specs: Sequence[ParamSpec]) -> list[str]:
     their choices allow (at most 64 variants); ``[text]`` when it has none."""
     if "{" not in text:
         return [text]
-    from deck.facts import choice_name
-
     used = [p for p in specs if p.choices is not None and "{" + p.name + "}" in text]
     variants = [text]
     for spec in used:
         assert spec.choices is not None
         variants = [
-            v.replace("{" + spec.name + "}", choice_name(str(choice)))
+            v.replace("{" + spec.name + "}", name_part(str(choice)))
             for v in variants
             for choice in spec.choices
         ][:64]

@@ -123,7 +123,7 @@ def expected_value(claim: Claim, env: Mapping[str, Any], dim: units.Dim | None) 
 def closed_form(expect: str, env: Mapping[str, Any]) -> float:
     """An ``expect`` in ``env``: a quantity, or a formula whose ``{param}`` placeholders name
     a text parameter's value as a name part (``{link}_latency`` → ``nvlink_latency``,
-    ``{model}_layers`` → ``llama_3_1_8b_layers``). Only the names it uses are looked up."""
+    ``{model}_layers`` → ``llama_3_1_8b_layers``, ``{gpu}_peak_{dtype}`` → ``h100_80gb_peak_bf16``). Only the names it uses are looked up."""
     try:
         return units.parse_quantity(expect).value
     except units.UnitError:
@@ -131,12 +131,16 @@ def closed_form(expect: str, env: Mapping[str, Any]) -> float:
 
 
 def agrees(actual: Any, expected: Any, tolerance: Tolerance) -> bool:
+    if actual is None or expected is None:  # an empty result field agrees with nothing
+        return False
     if isinstance(actual, str) or isinstance(expected, str):
         return str(actual).strip().lower() == str(expected).strip().lower()
     return tolerance.accepts(float(actual), float(expected))
 
 
 def show(value: Any, dim: units.Dim | None) -> str:
+    if value is None:
+        return "no value"
     if isinstance(value, str):
         return repr(value)
     text = units.format_number(float(value), 8)
@@ -163,6 +167,9 @@ def check_facts(
             expected = expected_value(claim, env, value.dim)
         except DeckError as exc:
             yield Failure(card.id, claim.location, what, f"{point}{exc}")
+            continue
+        if value.value is None:  # a field the executable leaves empty for these arguments
+            yield Failure(card.id, claim.location, what, f"{point}the run gave no value")
             continue
         if claim.name:
             env[claim.name] = value

@@ -100,6 +100,7 @@ LABELS: frozenset[str] = frozenset(
         "ranks",
         "token",
         "tokens",
+        "tokens/s",
         "param",
         "params",
         "parameters",
@@ -131,6 +132,7 @@ LABELS: frozenset[str] = frozenset(
         "experts",
         "FLOPs",
         "TFLOPs",
+        "FLOPs/byte",
         "times",
     }
 )

@@ -286,6 +286,76 @@ def test_a_constraint_on_an_unknown_name_is_a_load_problem() -> None:
     assert any("unknown name(s) kv" in p.message for p in problems)
 
 
+CHOICE_NAMED = """\
+cards:
+  - id: reported-memory
+    type: numeric
+    front: "{gpu}"
+    params:
+      gpu: [h100-80gb, a100-80gb, h200]
+    answer:
+      run: memory.gpu
+      args: {gpu: "{gpu}"}
+      field: reported_bytes
+      unit: GiB
+      expect: "{gpu}_reported"
+"""
+
+
+def test_a_hyphenated_choice_names_its_constant() -> None:
+    """``{gpu}_reported`` with gpu = h100-80gb reads the constant ``h100_80gb_reported``."""
+    messages = [f.message for f in run_checks(_load(CHOICE_NAMED), REGISTRY, seeds=3).errors]
+    assert messages and all("distinct instance" in m for m in messages)  # 3 GPUs: too few
+    wrong = CHOICE_NAMED.replace('expect: "{gpu}_reported"', 'expect: "2*{gpu}_reported"')
+    messages = [f.message for f in run_checks(_load(wrong), REGISTRY, seeds=3).errors]
+    assert any("closed form" in m for m in messages)
+
+
+def test_two_choices_name_one_constant_and_a_rate_label_reads() -> None:
+    """``{gpu}_peak_{dtype}``: the second placeholder follows ``_`` (no LaTeX in a formula);
+    ``tokens/s`` and ``FLOPs/byte`` are answer labels."""
+    text = (
+        CHOICE_NAMED.replace("a100-80gb, h200]", "h200, b200, l40s]\n      dtype: [bf16, fp8]")
+        .replace("run: memory.gpu", "run: gpu.specs")
+        .replace('args: {gpu: "{gpu}"}', 'args: {gpu: "{gpu}", dtype: "{dtype}"}')
+        .replace("field: reported_bytes", "field: ridge_point")
+        .replace("unit: GiB", "unit: FLOPs/byte")
+        .replace('"{gpu}_reported"', '"{gpu}_peak_{dtype} / {gpu}_hbm_bandwidth"')
+    )
+    messages = [f.message for f in run_checks(_load(text), REGISTRY, seeds=5).errors]
+    assert messages and all("distinct instance" in m for m in messages)  # 8 instances: too few
+    assert units.parse_quantity("295 FLOPs/byte", label="FLOPs/byte").value == 295
+    assert units.parse_quantity("150 tokens/s", label="tokens/s").value == 150
+
+
+EMPTY_FIELD = """\
+cards:
+  - id: measured
+    type: basic
+    front: "{=lo|GB/s}"
+    back: b
+    verify:
+      - {name: lo, run: hardware.link, args: {link: hdr}, field: measured_low, expect: "46 GB/s"}
+      - {claim: c, run: hardware.link, args: {link: "{x}"}, field: measured_high, expect: "48 GB/s", where: {x: [ndr, xdr]}}
+"""
+
+
+def test_a_field_the_run_leaves_empty_is_a_failure_not_a_crash() -> None:
+    """hardware.link has no published measurement for an HDR NIC: the fact fails (a line, no
+    traceback), and so does the swept claim at its XDR point."""
+    messages = [f.message for f in run_checks(_load(EMPTY_FIELD), REGISTRY, seeds=1).errors]
+    assert any("gave no value" in m for m in messages)
+    assert any("x=xdr" in m for m in messages)
+
+
+def test_ceiling_is_read_as_ceil() -> None:
+    """A learner (and sympy) may write ceiling(T/B): the same function as ceil(T/B)."""
+    from deck.formula import evaluate
+
+    assert evaluate("B*ceiling(T/B) - T", {"T": 17, "B": 16}) == 15
+    assert evaluate("ceiling(2.1)", {}) == evaluate("ceil(2.1)", {}) == 3
+
+
 # ----------------------------------------------------------------------------- mutations
 
 

@@ -45,6 +45,7 @@ CALLS = {
     "serving.prefix_cache": {"prefix_tokens": 1000, "sequences": 8, "model": "llama-3-8b"},
     "serving.speculative": {"alpha": 0.8, "gamma": 4, "cost_ratio": 0.05},
     "serving.mla_kv": {},
+    "serving.decode_crossover": {"model": "llama-3.1-8b", "gpu": "h100-80gb", "context": 1024},
     "context.traffic": {"seq_len": 131072, "cp": 8, "model": "llama-3-8b"},
     "moe.capacity": {
         "tokens": 1024,

@@ -27,6 +27,8 @@ MODULES: tuple[str, ...] = (
     "layout",
     "numerics",
     "nccl",
+    "hardware",
+    "inference",
     "mistakes",
     "constants",
 )
