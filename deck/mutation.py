@@ -10,7 +10,9 @@ is *caught* when the card no longer loads or ``check`` fails it.
 Edits are made to the source text, found through the YAML node marks, so a mutation is
 exactly what a person could type. Not mutated, because the result is still a true card:
 parameter draws and sweeps (the givens), tolerances, the figure of a distractor
-(``{~8 B!=x}`` stays wrong), and the format of a rendered span (``{=x|GB}`` → ``GiB``).
+(``{~8 B!=x}`` stays wrong), and the format of a rendered span (``{=x|GB}`` → ``GiB``). Nor
+are the digits of a name (``ZeRO-3``, ``Llama-3-8B``): the prose check exempts names, so no
+``check`` could catch such an edit, and it is not an edit of a figure.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import yaml
 
 from deck.loader import load_text
 from deck.model import Card, Collection
+from deck.prose import exempt_names
 from deck.registry import Registry
 from deck.verify import run_checks
 
@@ -86,10 +89,11 @@ _RENDER_FORMAT = re.compile(r"\{=[^{}|\n]*\|[^{}\n]*\}")
 
 
 def _protected(text: str) -> list[tuple[int, int]]:
-    """Stretches of a value that must not be mutated (distractors, rendered-span formats)."""
+    """Stretches of a value that must not be mutated (distractors, rendered-span formats, and
+    names with digits such as ``ZeRO-3``: the prose check exempts them as names, not figures)."""
     spans = [m.span() for m in _DISTRACTOR.finditer(text)]
     spans += [(m.start() + m.group().index("|"), m.end()) for m in _RENDER_FORMAT.finditer(text)]
-    return spans
+    return spans + exempt_names(text)
 
 
 def _free(pos: int, protected: Sequence[tuple[int, int]]) -> bool:

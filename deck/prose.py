@@ -118,6 +118,23 @@ def _mask(text: str, terms: Iterable[str]) -> str:
     return "".join(chars)
 
 
+def exempt_names(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` names something with digits (``ZeRO-3``, ``Llama-3-8B``), outside spans.
+
+    These stretches are not claims (see the module docstring), so no check can prove them;
+    the mutation tool leaves them alone for the same reason.
+    """
+    spans = [m.span() for m in SPAN.finditer(text)]
+    out: list[tuple[int, int]] = []
+    for m in _NAME.finditer(text):
+        if not any(c.isdigit() or c in "₀₁₂₃₄₅₆₇₈₉" for c in m.group()):
+            continue
+        if any(a < m.end() and m.start() < b for a, b in spans):
+            continue
+        out.append(m.span())
+    return out
+
+
 def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
     """Every unproven number, formula and scaling claim of ``text``, in order."""
     if not text:

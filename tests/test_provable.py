@@ -293,6 +293,9 @@ def test_a_constraint_on_an_unknown_name_is_a_load_problem() -> None:
         ("(N-1)/N*S", {"number ÷2", "number ×2", "N−1 → N", "(N−1)/N → 2(N−1)/N"}),
         ("{~8 B!=x} and {=w|GiB:2}", set()),  # distractors and formats stay as they are
         ("a GiB is larger than a GB", set()),  # unit words in prose are not quantities
+        ("ZeRO-3 on Llama-3-8B and GPT-2", set()),  # names are not figures: prose exempts them
+        ("ZeRO-3 sends {~1.5×=r}", {"number ×2", "number ÷2"}),  # the span's figure still is
+        ("N-1 ranks", {"N−1 → N", "number ×2", "number ÷2"}),  # arithmetic is not a name
     ],
 )
 def test_mutation_kinds(text: str, kinds: set[str]) -> None:
