@@ -18,6 +18,7 @@ MODULES: tuple[str, ...] = (
     "base",
     "collectives",
     "parallelism",
+    "parallelism_systems",
     "inference",
     "hardware",
     "training",
