@@ -11,8 +11,9 @@ Edits are made to the source text, found through the YAML node marks, so a mutat
 exactly what a person could type. Not mutated, because the result is still a true card:
 parameter draws and sweeps (the givens), tolerances, the figure of a distractor
 (``{~8 B!=x}`` stays wrong), and the format of a rendered span (``{=x|GB}`` → ``GiB``). Nor
-are the digits of a name (``ZeRO-3``, ``Llama-3-8B``): the prose check exempts names, so no
-``check`` could catch such an edit, and it is not an edit of a figure.
+is what the prose check exempts as not a claim — code (`` `NCCL_MAX_NCHANNELS=4` ``), the
+digits of a name (``ZeRO-3``, ``Llama-3-8B``), citations, section references: no ``check``
+could catch such an edit, and it is not an edit of a figure.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import yaml
 
 from deck.loader import load_text
 from deck.model import Card, Collection
-from deck.prose import exempt_names
+from deck.prose import exempt_stretches
 from deck.registry import Registry
 from deck.verify import run_checks
 
@@ -89,11 +90,12 @@ _RENDER_FORMAT = re.compile(r"\{=[^{}|\n]*\|[^{}\n]*\}")
 
 
 def _protected(text: str) -> list[tuple[int, int]]:
-    """Stretches of a value that must not be mutated (distractors, rendered-span formats, and
-    names with digits such as ``ZeRO-3``: the prose check exempts them as names, not figures)."""
+    """Stretches of a value that must not be mutated: distractors, rendered-span formats, and
+    what the prose check exempts as not a claim (code, names with digits such as ``ZeRO-3``,
+    citations, references, list numbering)."""
     spans = [m.span() for m in _DISTRACTOR.finditer(text)]
     spans += [(m.start() + m.group().index("|"), m.end()) for m in _RENDER_FORMAT.finditer(text)]
-    return spans + exempt_names(text)
+    return spans + exempt_stretches(text)
 
 
 def _free(pos: int, protected: Sequence[tuple[int, int]]) -> bool:

@@ -118,20 +118,24 @@ def _mask(text: str, terms: Iterable[str]) -> str:
     return "".join(chars)
 
 
-def exempt_names(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` names something with digits (``ZeRO-3``, ``Llama-3-8B``), outside spans.
+def exempt_stretches(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds what is not a claim, outside spans: code, URLs, citations,
+    references, list numbering and names with digits (``ZeRO-3``, ``Llama-3-8B``).
 
-    These stretches are not claims (see the module docstring), so no check can prove them;
-    the mutation tool leaves them alone for the same reason.
+    No check can prove these stretches (see the module docstring); the mutation tool leaves
+    them alone for the same reason.
     """
-    spans = [m.span() for m in SPAN.finditer(text)]
+    chars = list(text)
+    for pattern in (SPAN, _PLACEHOLDER):
+        for m in pattern.finditer(text):
+            _blank(chars, m.start(), m.end())
+    masked = "".join(chars)
     out: list[tuple[int, int]] = []
-    for m in _NAME.finditer(text):
-        if not any(c.isdigit() or c in "₀₁₂₃₄₅₆₇₈₉" for c in m.group()):
-            continue
-        if any(a < m.end() and m.start() < b for a, b in spans):
-            continue
-        out.append(m.span())
+    for pattern in (_CODE, _URL, _CITATION, _REFERENCE, _LIST_NUMBER):
+        out += [m.span() for m in pattern.finditer(masked)]
+    for m in _NAME.finditer(masked):
+        if any(c.isdigit() or c in "₀₁₂₃₄₅₆₇₈₉" for c in m.group()):
+            out.append(m.span())
     return out
 
 

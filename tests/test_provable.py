@@ -296,6 +296,7 @@ def test_a_constraint_on_an_unknown_name_is_a_load_problem() -> None:
         ("ZeRO-3 on Llama-3-8B and GPT-2", set()),  # names are not figures: prose exempts them
         ("ZeRO-3 sends {~1.5×=r}", {"number ×2", "number ÷2"}),  # the span's figure still is
         ("N-1 ranks", {"N−1 → N", "number ×2", "number ÷2"}),  # arithmetic is not a name
+        ("set `CUDA_DEVICE_MAX_CONNECTIONS=1` (Narayanan et al. 2021, §3.2)", set()),  # exempt
     ],
 )
 def test_mutation_kinds(text: str, kinds: set[str]) -> None:
