@@ -118,25 +118,20 @@ def _mask(text: str, terms: Iterable[str]) -> str:
     return "".join(chars)
 
 
-def exempt_stretches(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` holds what is not a claim, outside spans: code, URLs, citations,
-    references, list numbering and names with digits (``ZeRO-3``, ``Llama-3-8B``).
-
-    No check can prove these stretches (see the module docstring); the mutation tool leaves
-    them alone for the same reason.
-    """
-    chars = list(text)
+def exempt_positions(text: str, terms: Iterable[str] = ()) -> frozenset[int]:
+    """Offsets of ``text`` that state no claim — code, URLs, citations, references, list
+    numbers, terms and names with digits (``ZeRO-3``, ``Llama-2-7B``) outside spans and
+    placeholders: what :func:`unproven` skips, and mutation testing leaves alone."""
+    full = _mask(text, terms)
+    chars = list(text.replace("{{", "  ").replace("}}", "  "))
     for pattern in (SPAN, _PLACEHOLDER):
-        for m in pattern.finditer(text):
+        for m in pattern.finditer("".join(chars)):
             _blank(chars, m.start(), m.end())
-    masked = "".join(chars)
-    out: list[tuple[int, int]] = []
-    for pattern in (_CODE, _URL, _CITATION, _REFERENCE, _LIST_NUMBER):
-        out += [m.span() for m in pattern.finditer(masked)]
-    for m in _NAME.finditer(masked):
-        if any(c.isdigit() or c in "₀₁₂₃₄₅₆₇₈₉" for c in m.group()):
-            out.append(m.span())
-    return out
+    return frozenset(
+        i
+        for i, (c, f, s) in enumerate(zip(text, full, chars, strict=True))
+        if f == " " and s != " " and not c.isspace()
+    )
 
 
 def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
@@ -170,7 +165,8 @@ def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
 
 
 _FORMULA_CHARS = re.compile(r"[\w\u0370-\u03ff()·×−÷√⌈⌉⌊⌋^²³⁴⁵⁶⁷⁸⁹¹⁰ⁿ⁻/+*.₀-₉]")
-_PROSE_WORD = re.compile(r"[a-z]{2,}[.,;:!?]*|[A-Za-z][a-z]{2,}[.,;:!?]*")
+# A word of prose, possibly in Markdown emphasis ("**No, activations.**"): formulas stop there.
+_PROSE_WORD = re.compile(r"[*_]*(?:[a-z]{2,}|[A-Za-z][a-z]{2,})[.,;:!?]*[*_]*")
 _FIGURE = re.compile(r"[\d.,\s×⁰¹²³⁴⁵⁶⁷⁸⁹]+[A-Za-z%/µμ]*")
 
 
