@@ -14,7 +14,7 @@ The language
 * Variables: identifiers of letters (any script, so ``ψ``, ``Ψ``, ``α``), ASCII digits and
   underscores not starting with a digit: ``N``, ``S_1``, ``x2``.
 * Operators: ``+ - * / ^ **`` and the typographic ``× · ⋅ ∙ − – ÷ ∕``; ``√x``; superscript
-  powers ``N²``, ``x⁻¹``.
+  powers ``N²``, ``x⁻¹``; ceiling and floor brackets ``⌈x⌉``, ``⌊x⌋`` (``ceil(x)``, ``floor(x)``).
 * Functions (need parentheses): ``log2 log10 ln log sqrt exp min max abs ceil floor``
   (``ceiling`` is read as ``ceil``, as sympy and spreadsheets write it).
   ``log(x)`` is the natural logarithm and ``log(x, b)`` the logarithm to base ``b``.
@@ -474,13 +474,36 @@ def _number_end(text: str, start: int) -> int:
     return i
 
 
+# Ceiling and floor brackets, as the literature writes them: ⌈x⌉ is ceil(x), ⌊x⌋ is floor(x).
+_BRACKETS = {"⌈": ("ceil", "⌉"), "⌊": ("floor", "⌋")}
+_CLOSERS = {"⌉": "⌈", "⌋": "⌊"}
+
+
 def _tokenize(text: str) -> list[_Token]:
     tokens: list[_Token] = []
     n = len(text)
     i = 0
+    opened: list[str] = []  # the open brackets, so ⌈x) and (x⌉ are refused
     while i < n:
         ch = text[i]
         column = i + 1
+        if ch in _BRACKETS:
+            tokens.append(_Token(_NAME, _BRACKETS[ch][0], column))
+            tokens.append(_Token(_LPAREN, ch, column))
+            opened.append(ch)
+            i += 1
+            continue
+        if ch in _CLOSERS or ch == ")":
+            want = _CLOSERS.get(ch, "(")
+            if opened and opened[-1] != want:
+                raise FormulaError(f"unexpected {ch!r} at column {column}: {opened[-1]!r} is open")
+            if opened:
+                opened.pop()
+            tokens.append(_Token(_RPAREN, ch, column))
+            i += 1
+            continue
+        if ch == "(":
+            opened.append(ch)
         if ch.isspace():
             i += 1
         elif ch in _DIGITS or (ch == "." and i + 1 < n and text[i + 1] in _DIGITS):
@@ -521,9 +544,6 @@ def _tokenize(text: str) -> list[_Token]:
             i += 1
         elif ch == "(":
             tokens.append(_Token(_LPAREN, ch, column))
-            i += 1
-        elif ch == ")":
-            tokens.append(_Token(_RPAREN, ch, column))
             i += 1
         elif ch == ",":
             tokens.append(_Token(_COMMA, ch, column))

@@ -393,6 +393,56 @@ def test_a_typed_figure_lets_its_mutations_survive(tmp_path: Path) -> None:
     assert ("3.73", "7.46") in survived and report.score < 1.0
 
 
+# ----------------------------------------------------------------------------- ceiling brackets
+
+CEILING_CARD = """
+deck: t
+cards:
+  - id: capacity-brackets
+    type: basic
+    front: "Expert capacity with T tokens, E experts, top-k, capacity factor f?"
+    back: "{~⌈f·T·k/E⌉=cap} assignments per expert"
+    verify:
+      - name: cap
+        run: moe.capacity
+        args: {tokens: "{T}", experts: "{E}", top_k: "{k}", capacity_factor: "{f}"}
+        field: capacity
+        expect: "ceil(f*T*k/E)"
+        where: {T: [1000, 4096], E: [8, 64], k: [1, 2], f: [1, 1.25]}
+"""
+
+
+@pytest.mark.parametrize(
+    ("written", "plain"),
+    [
+        ("⌈f·T·k/E⌉", "ceil(f*T*k/E)"),
+        ("2⌊x/3⌋", "2*floor(x/3)"),
+        ("⌈(p−1)/⌊m/2⌋⌉", "ceil((p-1)/floor(m/2))"),
+    ],
+)
+def test_ceiling_and_floor_brackets_read_as_the_functions(written: str, plain: str) -> None:
+    from deck.formula import parse
+
+    assert parse(written) == parse(plain)
+
+
+@pytest.mark.parametrize("bad", ["⌈x)", "(x⌉", "x⌉", "⌊x⌉", "⌈x"])
+def test_mismatched_ceiling_brackets_are_refused(bad: str) -> None:
+    from deck.formula import FormulaError, parse
+
+    with pytest.raises(FormulaError):
+        parse(bad)
+
+
+def test_a_formula_written_with_ceiling_brackets_is_checked() -> None:
+    cards, problems = load_text(CEILING_CARD, "t.yaml", REGISTRY)
+    assert not problems
+    assert not run_checks(Collection(cards), REGISTRY).failures
+    wrong = CEILING_CARD.replace("{~⌈f·T·k/E⌉=cap}", "{~⌈f·T/E⌉=cap}")
+    cards, _ = load_text(wrong, "t.yaml", REGISTRY)
+    assert run_checks(Collection(cards), REGISTRY).failures
+
+
 # ----------------------------------------------------------------------------- text parameters
 
 

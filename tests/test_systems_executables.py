@@ -74,6 +74,9 @@ CALLS = {
     "finetune.qlora": {"params": "65B"},
     "finetune.offload": {"params": "7B", "bandwidth": "25GB/s"},
     "allocator.block": {"bytes": "3MiB"},
+    "overlap.exposed": {"compute": "4ms", "comm": "6ms"},
+    "overlap.chunks": {"pattern": "prefetch", "chunks": 32, "compute": "5ms", "comm": "6ms"},
+    "overlap.ddp_buckets": {"backward": "40ms", "bucket": "25MiB", "buckets": 8, "ranks": 64},
 }
 
 

@@ -20,6 +20,7 @@ MODULES: tuple[str, ...] = (
     "base",
     "collectives",
     "parallelism",
+    "parallelism_systems",
     "inference",
     "hardware",
     "training",

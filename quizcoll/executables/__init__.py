@@ -25,6 +25,7 @@ MODULES: tuple[str, ...] = (
     "serving_kv",
     "parallel",
     "layout",
+    "overlap",
     "numerics",
     "nccl",
     "hardware",
