@@ -716,7 +716,7 @@ class _Parser:
         return Var(text)
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=16384)  # a collection's expects, spans and answers: thousands
 def _parse_cached(text: str) -> Expr:
     return _Parser(_tokenize(text)).parse()
 

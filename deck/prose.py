@@ -53,6 +53,7 @@ _NAME = re.compile(
     r"|[A-Za-z\u0370-\u03ff](?:[\w+/]|\.(?=\w))*\d[\w]*)"
     r"[₀-₉]*"
 )
+_HAS_DIGIT = re.compile(r"[0-9₀-₉]")
 _NUMBER = re.compile(r"[-−+]?(?:\d[\d,_]*(?:\.\d+)?|\.\d+)[⁰¹²³⁴⁵⁶⁷⁸⁹]*|[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 _UNIT_TAIL = re.compile(r"[ \u00a0]?(?:[A-Za-zµμ%×][\w/µμ%×]*)?")
 _FORMULA = re.compile(r"[·×−÷√⌈⌉⌊⌋^²³⁴⁵⁶⁷⁸⁹¹⁰ⁿ⁻]")
@@ -113,7 +114,7 @@ def _mask(text: str, terms: Iterable[str]) -> str:
             _blank(chars, m.start(), m.end())
         masked = "".join(chars)
     for m in _NAME.finditer(masked):
-        if any(c.isdigit() or c in "₀₁₂₃₄₅₆₇₈₉" for c in m.group()):
+        if _HAS_DIGIT.search(m.group()):
             _blank(chars, m.start(), m.end())
     return "".join(chars)
 

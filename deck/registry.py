@@ -336,15 +336,16 @@ class Registry:
         arguments returns the remembered result (a collection's claims and cards ask the
         same questions many times over)."""
         ex = self.get(name)
-        bound = ex.bind(args)
-        key = (name, tuple(bound.items()))
+        # Keyed on the arguments as given: a repeated call skips binding too.
+        key: tuple[Any, ...] | None = (name, tuple(sorted(args.items())))
         try:
-            cached = self._results.get(key)
+            cached = self._results.get(key)  # type: ignore[arg-type]
         except TypeError:  # an unhashable argument: nothing to remember it by
             key, cached = None, None
         if cached is not None:
-            self._results.move_to_end(key)
+            self._results.move_to_end(key)  # type: ignore[arg-type]
             return dict(cached)
+        bound = ex.bind(args)
         result = ex.function(**bound)
         missing = [f.name for f in ex.fields if f.name not in result]
         if missing:

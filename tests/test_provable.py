@@ -591,3 +591,19 @@ def test_a_written_formula_may_use_every_name_of_the_facts_sweep() -> None:
     for wrong in ("{~34·sbh + 5·a·s²·b·b=none}", "{~34·sbh + 5·a·s²·x=none}"):
         text = SWEPT_NAMES.replace("{~34·sbh + 5·a·s²·b=none}", wrong)
         assert not run_checks(_load(text), REGISTRY, seeds=1).ok, wrong
+
+
+def test_parallel_checking_reports_what_serial_checking_does() -> None:
+    """Worker processes (fork) prove the cards by index: the same counts and failures, in
+    the same order, as one process."""
+    from deck import verify
+
+    text = FIXTURE_TEXT.replace("{~3.73 GiB=w32}", "{~7.46 GiB=w32}", 1)
+    one = _load(text)
+    cards = Collection(one.cards * 25)  # two jobs' worth of cards: the pool is used
+    assert len(cards.cards) // verify.MIN_CARDS_PER_JOB >= 2
+    serial = run_checks(cards, REGISTRY, seeds=2)
+    seen: list[int] = []
+    parallel = run_checks(cards, REGISTRY, seeds=2, jobs=2, on_card=lambda i, n, c: seen.append(i))
+    assert parallel == serial and not parallel.ok
+    assert sorted(seen) == list(range(len(cards.cards)))
