@@ -317,3 +317,30 @@ def test_a_typed_figure_lets_its_mutations_survive(tmp_path: Path) -> None:
     report = run_mutations([path], REGISTRY, seeds=2)
     survived = {(m.before, m.after) for m in report.survivors}
     assert ("3.73", "7.46") in survived and report.score < 1.0
+
+
+def test_figures_printed_with_log2_and_ceiling_brackets_are_checked() -> None:
+    text = """cards:
+  - id: x
+    type: basic
+    front: "{~⌈log₂N⌉=rounds} rounds; the root sends {~log₂N·S=root}."
+    verify:
+      - name: rounds
+        run: collectives.scatter
+        args: {algorithm: binomial, ranks: "{N}", size: 480}
+        field: steps
+        expect: "ceil(log2(N))"
+        where: {N: [2, 3, 5, 6, 8]}
+      - name: root
+        run: collectives.broadcast
+        args: {algorithm: binomial, ranks: "{N}", size: "{S}"}
+        field: max_bytes_sent
+        expect: "log2(N)*S"
+        where: {N: [2, 8, 16], S: {choices: [64, 1024], unit: MiB}}
+"""
+    assert run_checks(_load(text), REGISTRY, seeds=1).ok
+    wrong = text.replace("{~⌈log₂N⌉=rounds}", "{~⌊log₂N⌋=rounds}")
+    report = run_checks(_load(wrong), REGISTRY, seeds=1)
+    assert any("figure '⌊log₂N⌋'" in f.format() for f in report.errors)
+    wrong = text.replace("{~log₂N·S=root}", "{~(N−1)·S=root}")
+    assert not run_checks(_load(wrong), REGISTRY, seeds=1).ok
