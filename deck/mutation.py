@@ -10,7 +10,9 @@ is *caught* when the card no longer loads or ``check`` fails it.
 Edits are made to the source text, found through the YAML node marks, so a mutation is
 exactly what a person could type. Not mutated, because the result is still a true card:
 parameter draws and sweeps (the givens), tolerances, the figure of a distractor
-(``{~8 B!=x}`` stays wrong), and the format of a rendered span (``{=x|GB}`` → ``GiB``).
+(``{~8 B!=x}`` stays wrong), and the format of a rendered span (``{=x|GB}`` → ``GiB``); nor,
+in card text, what the prose check exempts as not a claim (``ZeRO-3`` and ``GPT-2`` are
+names, `` `bucket_cap_mb=25` `` is code, ``Thakur 2005`` a citation): no proof covers them.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import yaml
 
 from deck.loader import load_text
 from deck.model import Card, Collection
+from deck.prose import exempt_ranges
 from deck.registry import Registry
 from deck.verify import run_checks
 
@@ -85,10 +88,14 @@ _DISTRACTOR = re.compile(r"\{~[^{}\n]*!=[^{}\n]*\}")
 _RENDER_FORMAT = re.compile(r"\{=[^{}|\n]*\|[^{}\n]*\}")
 
 
-def _protected(text: str) -> list[tuple[int, int]]:
-    """Stretches of a value that must not be mutated (distractors, rendered-span formats)."""
+def _protected(text: str, prose: bool = False) -> list[tuple[int, int]]:
+    """Stretches of a value that must not be mutated (distractors, rendered-span formats;
+    in card text also what the prose check exempts as not a claim: code, names like
+    ``ZeRO-3`` or ``GPT-2``, citations, references)."""
     spans = [m.span() for m in _DISTRACTOR.finditer(text)]
     spans += [(m.start() + m.group().index("|"), m.end()) for m in _RENDER_FORMAT.finditer(text)]
+    if prose:
+        spans += exempt_ranges(text)
     return spans
 
 
@@ -103,9 +110,10 @@ def _format_number(value: float, like: str) -> str:
     return f"{value:.{max(decimals, 1)}f}"
 
 
-def text_edits(text: str) -> Iterator[tuple[str, int, int, str]]:
-    """(kind, start, end, replacement) for every single edit of a value's source text."""
-    protected = _protected(text)
+def text_edits(text: str, prose: bool = False) -> Iterator[tuple[str, int, int, str]]:
+    """(kind, start, end, replacement) for every single edit of a value's source text
+    (``prose``: card text, whose exempt stretches are left alone)."""
+    protected = _protected(text, prose)
     for m in _NUMBER.finditer(text):
         if not _free(m.start(), protected):
             continue
@@ -129,11 +137,13 @@ def text_edits(text: str) -> Iterator[tuple[str, int, int, str]]:
             yield "GB ↔ GiB", m.start(), m.end(), swapped
 
 
-def _scalar_edits(node: yaml.Node, source: str) -> Iterator[tuple[str, int, int, str]]:
+def _scalar_edits(
+    node: yaml.Node, source: str, prose: bool = False
+) -> Iterator[tuple[str, int, int, str]]:
     if not isinstance(node, yaml.ScalarNode):
         return
     start, end = node.start_mark.index, node.end_mark.index
-    for kind, a, b, new in text_edits(source[start:end]):
+    for kind, a, b, new in text_edits(source[start:end], prose):
         yield kind, start + a, start + b, new
 
 
@@ -157,12 +167,12 @@ def card_mutations(
 
     for key in TEXT_KEYS:
         if key in keys:
-            for edit in _scalar_edits(keys[key], source):
+            for edit in _scalar_edits(keys[key], source, prose=True):
                 yield emit(*edit)
     options = keys.get("options")
     if isinstance(options, yaml.SequenceNode):
         for item in options.value:
-            for edit in _scalar_edits(item, source):
+            for edit in _scalar_edits(item, source, prose=True):
                 yield emit(*edit)
         correct = keys.get("correct")
         n = len(options.value)
@@ -180,7 +190,7 @@ def card_mutations(
             yield from _computation_mutations(_mapping(claim), source, emit, registry)
             for key in ("claim",):
                 if key in _mapping(claim):
-                    for edit in _scalar_edits(_mapping(claim)[key], source):
+                    for edit in _scalar_edits(_mapping(claim)[key], source, prose=True):
                         yield emit(*edit)
 
 

@@ -118,6 +118,32 @@ def _mask(text: str, terms: Iterable[str]) -> str:
     return "".join(chars)
 
 
+def exempt_ranges(text: str, terms: Iterable[str] = ()) -> list[tuple[int, int]]:
+    """The stretches of ``text`` outside its spans that are not claims (code, names that carry
+    digits, citations, references, list numbering): what no proof covers, so what a mutation
+    of the text must leave alone (``ZeRO-3`` is a name, not the number 3)."""
+    if not text:
+        return []
+    chars = list(text.replace("{{", "  ").replace("}}", "  "))
+    for pattern in (SPAN, _PLACEHOLDER):
+        for m in pattern.finditer("".join(chars)):
+            _blank(chars, m.start(), m.end())
+    spans_blank = "".join(chars)
+    masked = _mask(text, terms)
+    out: list[tuple[int, int]] = []
+    start = None
+    for i, (a, b) in enumerate(zip(spans_blank, masked, strict=True)):
+        exempt = a != b
+        if exempt and start is None:
+            start = i
+        elif not exempt and start is not None:
+            out.append((start, i))
+            start = None
+    if start is not None:
+        out.append((start, len(text)))
+    return out
+
+
 def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
     """Every unproven number, formula and scaling claim of ``text``, in order."""
     if not text:

@@ -299,6 +299,21 @@ def test_mutation_kinds(text: str, kinds: set[str]) -> None:
     assert {kind for kind, *_ in text_edits(text)} == kinds
 
 
+@pytest.mark.parametrize(
+    ("text", "mutated"),
+    [
+        ("ZeRO-1/2 keep {~2(N−1)/N·S=ar}", ["1", "2", "2(N−1)", "N−1"]),  # the name is not a claim
+        ("GPT-2 at 1,024 positions", ["1,024"]),
+        ("`bucket_cap_mb=25` by default, 8 GPUs", ["8"]),  # code is not a claim
+        ("as in Patarasuk & Yuan 2009 (Table 3) on 8 GPUs", ["8"]),
+    ],
+)
+def test_card_text_mutations_leave_what_is_not_a_claim_alone(text: str, mutated: list) -> None:
+    edits = list(text_edits(text, prose=True))
+    assert sorted({text[a:b] for _, a, b, _ in edits}) == sorted(mutated)
+    assert len(list(text_edits(text))) > len(edits)  # a value (expect, args) mutates all
+
+
 def test_every_mutation_of_the_fixture_is_caught() -> None:
     report = run_mutations([FIXTURE], REGISTRY, seeds=2)
     assert report.total >= 60
