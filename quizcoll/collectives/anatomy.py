@@ -5,12 +5,17 @@ The cheat-sheet words of the primitives ("Gather is many-to-one, no arithmetic";
 sends a different piece to each rank") are not typed into a table here: each is observed by
 running the simulated schedule on small probe buffers.
 
-- *sources*: the ranks whose input reaches some output (a rank alone holds data, all others
-  zeros: does any output change?);
+Two runs per collective. In the first, rank r's buffer holds 2^r everywhere, so every
+output value is a sum of distinct powers of two and its bits say whose data it carries:
+
+- *sources*: the ranks whose bit appears in some output;
+- *arithmetic*: some output value carries more than one rank's bit (it was computed).
+
+In the second, every element of every rank is distinct:
+
 - *result ranks*: the ranks left with a defined output (``None`` for non-roots of gather and
   reduce);
-- *arithmetic*: with every input all ones, an output element above one was computed;
-- *result*: with distinct inputs, whether the result ranks hold the same buffer;
+- *result*: whether the result ranks hold the same buffer;
 - *output ratio*: output elements per result rank over input elements per rank.
 
 :func:`identify` answers the reverse question ("which primitive is one-to-many with a
@@ -38,7 +43,7 @@ DISPLAY_NAMES: dict[Collective, str] = {
     Collective.REDUCE_SCATTER: "ReduceScatter",
     Collective.ALL_TO_ALL: "AllToAll",
 }
-MAX_PROBE_RANKS = 64  # one run per rank to find the sources: keep it interactive
+MAX_PROBE_RANKS = 48  # rank r's bit 2^r: sums stay exact in a float64's 53-bit mantissa
 
 
 class Direction(enum.Enum):
@@ -88,13 +93,11 @@ def anatomy(collective: str | Collective, ranks: int = 4) -> Anatomy:
     if not isinstance(ranks, int) or not 2 <= ranks <= MAX_PROBE_RANKS:
         raise CollectiveError(f"ranks must be a whole number in [2, {MAX_PROBE_RANKS}]")
     length = ranks  # divisible by N: scatter and reduce-scatter split it into N chunks
-    sources = 0
-    for r in range(ranks):
-        alone = [np.full(length, float(i == r)) for i in range(ranks)]
-        if any(o is not None and o.any() for o in _outputs(c, alone)):
-            sources += 1
-    ones = _outputs(c, [np.ones(length) for _ in range(ranks)])
-    defined = [o for o in ones if o is not None]
+    bits = _outputs(c, [np.full(length, 2.0**r) for r in range(ranks)])
+    values = [int(v) for o in bits if o is not None for v in o]
+    seen = 0
+    for v in values:
+        seen |= v
     distinct = _outputs(c, [np.arange(length) + 1.0 + r * length for r in range(ranks)])
     results = [o for o in distinct if o is not None]
     if len(results) == 1:
@@ -106,11 +109,11 @@ def anatomy(collective: str | Collective, ranks: int = 4) -> Anatomy:
     return Anatomy(
         collective=c,
         ranks=ranks,
-        sources=sources,
-        result_ranks=len(defined),
-        arithmetic=any(bool((o > 1).any()) for o in defined),
+        sources=seen.bit_count(),
+        result_ranks=len(results),
+        arithmetic=any(v.bit_count() > 1 for v in values),
         result=result,
-        output_ratio=len(defined[0]) / length,
+        output_ratio=len(results[0]) / length,
     )
 
 

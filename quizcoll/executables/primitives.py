@@ -93,7 +93,7 @@ def _explain_identify(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
 
 def register(registry: Registry) -> None:
     guarded = refusals_as_argument_errors
-    ranks = Param("ranks", ParamKind.INT, "ranks probed", minimum=2, maximum=64, default=4)
+    ranks = Param("ranks", ParamKind.INT, "ranks probed", minimum=2, maximum=48, default=4)
     registry.add_function(
         "collectives.semantics",
         guarded(semantics, _collective_error),
