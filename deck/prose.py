@@ -118,30 +118,20 @@ def _mask(text: str, terms: Iterable[str]) -> str:
     return "".join(chars)
 
 
-def exempt_ranges(text: str, terms: Iterable[str] = ()) -> list[tuple[int, int]]:
-    """The stretches of ``text`` outside its spans that are not claims (code, names that carry
-    digits, citations, references, list numbering): what no proof covers, so what a mutation
-    of the text must leave alone (``ZeRO-3`` is a name, not the number 3)."""
-    if not text:
-        return []
+def exempt_positions(text: str, terms: Iterable[str] = ()) -> frozenset[int]:
+    """Offsets of ``text`` that state no claim — code, URLs, citations, references, list
+    numbers, terms and names with digits (``ZeRO-3``, ``Llama-2-7B``) outside spans and
+    placeholders: what :func:`unproven` skips, and mutation testing leaves alone."""
+    full = _mask(text, terms)
     chars = list(text.replace("{{", "  ").replace("}}", "  "))
     for pattern in (SPAN, _PLACEHOLDER):
         for m in pattern.finditer("".join(chars)):
             _blank(chars, m.start(), m.end())
-    spans_blank = "".join(chars)
-    masked = _mask(text, terms)
-    out: list[tuple[int, int]] = []
-    start = None
-    for i, (a, b) in enumerate(zip(spans_blank, masked, strict=True)):
-        exempt = a != b
-        if exempt and start is None:
-            start = i
-        elif not exempt and start is not None:
-            out.append((start, i))
-            start = None
-    if start is not None:
-        out.append((start, len(text)))
-    return out
+    return frozenset(
+        i
+        for i, (c, f, s) in enumerate(zip(text, full, chars, strict=True))
+        if f == " " and s != " " and not c.isspace()
+    )
 
 
 def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
@@ -175,7 +165,8 @@ def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
 
 
 _FORMULA_CHARS = re.compile(r"[\w\u0370-\u03ff()·×−÷√⌈⌉⌊⌋^²³⁴⁵⁶⁷⁸⁹¹⁰ⁿ⁻/+*.₀-₉]")
-_PROSE_WORD = re.compile(r"[a-z]{2,}[.,;:!?]*|[A-Za-z][a-z]{2,}[.,;:!?]*")
+# A word of prose, possibly in Markdown emphasis ("**No, activations.**"): formulas stop there.
+_PROSE_WORD = re.compile(r"[*_]*(?:[a-z]{2,}|[A-Za-z][a-z]{2,})[.,;:!?]*[*_]*")
 _FIGURE = re.compile(r"[\d.,\s×⁰¹²³⁴⁵⁶⁷⁸⁹]+[A-Za-z%/µμ]*")
 
 
