@@ -373,6 +373,21 @@ def test_mutation_kinds(text: str, kinds: set[str]) -> None:
     assert {kind for kind, *_ in text_edits(text)} == kinds
 
 
+@pytest.mark.parametrize(
+    ("text", "mutated"),
+    [
+        ("ZeRO-1/2 keep {~2(N−1)/N·S=ar}", ["1", "2", "2(N−1)", "N−1"]),  # the name is not a claim
+        ("GPT-2 at 1,024 positions", ["1,024"]),
+        ("`bucket_cap_mb=25` by default, 8 GPUs", ["8"]),  # code is not a claim
+        ("as in Patarasuk & Yuan 2009 (Table 3) on 8 GPUs", ["8"]),
+    ],
+)
+def test_card_text_mutations_leave_what_is_not_a_claim_alone(text: str, mutated: list) -> None:
+    edits = list(text_edits(text, prose=True))
+    assert sorted({text[a:b] for _, a, b, _ in edits}) == sorted(mutated)
+    assert len(list(text_edits(text))) > len(edits)  # a value (expect, args) mutates all
+
+
 def test_every_mutation_of_the_fixture_is_caught() -> None:
     report = run_mutations([FIXTURE], REGISTRY, seeds=2)
     assert report.total >= 60
@@ -441,6 +456,33 @@ def test_a_formula_written_with_ceiling_brackets_is_checked() -> None:
     wrong = CEILING_CARD.replace("{~⌈f·T·k/E⌉=cap}", "{~⌈f·T/E⌉=cap}")
     cards, _ = load_text(wrong, "t.yaml", REGISTRY)
     assert run_checks(Collection(cards), REGISTRY).failures
+
+
+def test_figures_printed_with_log2_and_ceiling_brackets_are_checked() -> None:
+    text = """cards:
+  - id: x
+    type: basic
+    front: "{~⌈log₂N⌉=rounds} rounds; the root sends {~log₂N·S=root}."
+    verify:
+      - name: rounds
+        run: collectives.scatter
+        args: {algorithm: binomial, ranks: "{N}", size: 480}
+        field: steps
+        expect: "ceil(log2(N))"
+        where: {N: [2, 3, 5, 6, 8]}
+      - name: root
+        run: collectives.broadcast
+        args: {algorithm: binomial, ranks: "{N}", size: "{S}"}
+        field: max_bytes_sent
+        expect: "log2(N)*S"
+        where: {N: [2, 8, 16], S: {choices: [64, 1024], unit: MiB}}
+"""
+    assert run_checks(_load(text), REGISTRY, seeds=1).ok
+    wrong = text.replace("{~⌈log₂N⌉=rounds}", "{~⌊log₂N⌋=rounds}")
+    report = run_checks(_load(wrong), REGISTRY, seeds=1)
+    assert any("figure '⌊log₂N⌋'" in f.format() for f in report.errors)
+    wrong = text.replace("{~log₂N·S=root}", "{~(N−1)·S=root}")
+    assert not run_checks(_load(wrong), REGISTRY, seeds=1).ok
 
 
 # ----------------------------------------------------------------------------- text parameters

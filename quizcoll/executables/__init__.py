@@ -18,6 +18,7 @@ MODULES: tuple[str, ...] = (
     "units",
     "memory",
     "collectives",
+    "primitives",
     "pipeline",
     "training",
     "compute",
