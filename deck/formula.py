@@ -17,6 +17,8 @@ The language
   powers ``N²``, ``x⁻¹``.
 * Functions (need parentheses): ``log2 log10 ln log sqrt exp min max abs ceil floor``.
   ``log(x)`` is the natural logarithm and ``log(x, b)`` the logarithm to base ``b``.
+  Typeset forms: ``⌈x⌉`` is ``ceil(x)``, ``⌊x⌋`` is ``floor(x)``, and ``log₂``/``log₁₀``
+  are ``log2``/``log10``, which also take a bare operand: ``log₂N·S`` is ``log2(N)*S``.
 * Constants: ``pi`` (also ``π``) and ``e``; these names are never variables.
 
 Precedence, loosest first: ``+ -``; ``* /`` and implicit multiplication (same level, left to
@@ -444,7 +446,14 @@ class _Token:
     kind: int
     text: str  # as typed, for messages
     column: int  # 1-based
-    value: str = ""  # normalised: operator symbol, superscript digits
+    value: str = ""  # normalised: operator symbol, superscript digits, a bracket's closer
+
+
+# Typeset brackets: ⌈x⌉ and ⌊x⌋ open a call of ceil or floor that only their own closer ends.
+_BRACKETS = {"⌈": ("ceil", "⌉"), "⌊": ("floor", "⌋")}
+_CLOSERS = frozenset({")", "⌉", "⌋"})
+# A subscript base after "log" (log₂, log₁₀) names the function and lets it take a bare operand.
+_LOG_SUBSCRIPTS = {"₂": "log2", "₁₀": "log10"}
 
 
 def _scan_digits(text: str, i: int) -> int:
@@ -499,8 +508,19 @@ def _tokenize(text: str) -> list[_Token]:
             end = i + 1
             while end < n and (text[end].isalpha() or text[end] in _DIGITS or text[end] == "_"):
                 end += 1
-            tokens.append(_Token(_NAME, text[i:end], column))
+            value = ""
+            if text[i:end].lower() == "log":
+                for sub, function_name in _LOG_SUBSCRIPTS.items():
+                    if text.startswith(sub, end):
+                        end, value = end + len(sub), function_name
+                        break
+            tokens.append(_Token(_NAME, text[i:end], column, value))
             i = end
+        elif ch in _BRACKETS:
+            function_name, closer = _BRACKETS[ch]
+            tokens.append(_Token(_NAME, ch, column, function_name))
+            tokens.append(_Token(_LPAREN, ch, column, closer))
+            i += 1
         elif ch in _SUPERSCRIPTS:
             end = i
             while end < n and text[end] in _SUPERSCRIPTS:
@@ -519,10 +539,10 @@ def _tokenize(text: str) -> list[_Token]:
             tokens.append(_Token(_OP, ch, column, _OPERATORS[ch]))
             i += 1
         elif ch == "(":
-            tokens.append(_Token(_LPAREN, ch, column))
+            tokens.append(_Token(_LPAREN, ch, column, ")"))
             i += 1
-        elif ch == ")":
-            tokens.append(_Token(_RPAREN, ch, column))
+        elif ch in _CLOSERS:
+            tokens.append(_Token(_RPAREN, ch, column, ch))
             i += 1
         elif ch == ",":
             tokens.append(_Token(_COMMA, ch, column))
@@ -655,17 +675,25 @@ class _Parser:
 
     def close(self, opening: _Token) -> None:
         token = self.peek
-        if token.kind == _RPAREN:
+        closer = opening.value or ")"
+        if token.kind == _RPAREN and token.value in (closer, ""):
             self.advance()
             return
-        if token.kind == _END:
-            raise FormulaError(f"missing ')' for the '(' at column {opening.column}")
+        if token.kind in (_END, _RPAREN):
+            raise FormulaError(
+                f"missing {closer!r} for the {opening.text!r} at column {opening.column}"
+            )
         raise self.unexpected(token)
 
     def name(self, token: _Token) -> Expr:
         text = token.text
-        function_name = _FUNCTION_ALIASES.get(text.lower(), text.lower())
+        function_name = token.value or _FUNCTION_ALIASES.get(text.lower(), text.lower())
         function = _FUNCTIONS.get(function_name)
+        if token.value in _LOG_SUBSCRIPTS.values() and self.peek.kind != _LPAREN:
+            self.enter(token)
+            operand = self.postfix()  # log₂N·S: the operand is the next atom
+            self.depth -= 1
+            return Call(function_name, (operand,))
         if function is not None:
             opening = self.peek
             if opening.kind != _LPAREN:

@@ -317,3 +317,62 @@ def test_a_typed_figure_lets_its_mutations_survive(tmp_path: Path) -> None:
     report = run_mutations([path], REGISTRY, seeds=2)
     survived = {(m.before, m.after) for m in report.survivors}
     assert ("3.73", "7.46") in survived and report.score < 1.0
+
+
+# ----------------------------------------------------------------------------- typeset formulas
+
+_TREE_CARD = """\
+deck: t
+cards:
+  - id: tree-steps
+    type: basic
+    front: How many rounds does the tree take?
+    back: "{~FIGURE=steps}"
+    verify:
+      - name: steps
+        run: collectives.all_reduce
+        args: {algorithm: double_binary_tree, ranks: "{N}", size: 64MiB}
+        field: steps
+        expect: "2*ceil(log2(N))"
+        where: {N: {range: [2, 33]}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("figure", "holds"),
+    [
+        ("2·⌈log₂N⌉", True),
+        ("2⌈log₂N⌉", True),
+        ("2·(⌊log₂(N−1)⌋ + 1)", True),  # the same depth, written as NCCL builds it
+        ("2·⌊log₂N⌋", False),  # a balanced tree's depth: differs at N = 5
+        ("2·log₂N", False),  # right only at powers of two
+    ],
+)
+def test_ceil_floor_and_log2_are_written_as_typeset(figure: str, holds: bool) -> None:
+    """⌈x⌉, ⌊x⌋ and log₂N are formula text (the scan flags them), so a checked span must be
+    able to read them: they mean ceil(x), floor(x) and log2(N)."""
+    report = run_checks(_load(_TREE_CARD.replace("FIGURE", figure)), REGISTRY, seeds=1)
+    assert report.ok is holds, [f.format() for f in report.errors]
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("⌈log₂N⌉", "ceil(log2(N))"),
+        ("log₂N·S", "log2(N)*S"),
+        ("log₂(N − 1)", "log2(N - 1)"),
+        ("log₁₀ x", "log10(x)"),
+        ("⌊N/2⌋", "floor(N/2)"),
+        ("⌈x)", "missing '⌉' for the '⌈'"),
+        ("(x⌋", "missing ')' for the '('"),
+        ("log₂", "unexpected end of formula"),
+    ],
+)
+def test_typeset_formula_text_parses_or_says_why(text: str, read: str) -> None:
+    from deck.formula import FormulaError, parse
+
+    try:
+        shown = str(parse(text))
+    except FormulaError as exc:
+        shown = str(exc)
+    assert read in shown
