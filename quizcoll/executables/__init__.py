@@ -27,6 +27,7 @@ MODULES: tuple[str, ...] = (
     "layout",
     "numerics",
     "nccl",
+    "collectives_extra",
     "mistakes",
     "constants",
 )

@@ -1,0 +1,482 @@
+"""More collective algorithms for cards, each counted on its own schedule: Bruck's all-gather
+and all-to-all, the pipelined chain broadcast, in-network (switch) reduction, gradient
+compression, nccl-tests' bandwidths of a measured time, and stragglers.
+
+- ``collectives.bruck``: Bruck et al. (1997): ⌈log₂N⌉ rounds; all-gather sends the same
+  (N−1)·s as a ring, all-to-all sends more bytes than pairwise but in far fewer rounds;
+- ``collectives.chain_broadcast``: the root's buffer cut into k chunks forwarded down a
+  chain of N ranks (NCCL's ring broadcast): rounds counted by a per-rank recurrence;
+- ``collectives.in_network``: every GPU sends S to the switch and receives the reduced S
+  (IB SHARP, NVLink SHARP) against a ring's 2(N−1)/N·S;
+- ``compression.powersgd`` and ``compression.cast``: bytes a compressed gradient
+  all-reduce sends (PowerSGD's P and Q; a bf16/fp16 cast hook);
+- ``nccltests.bandwidth``: algbw and busbw of a measured time, as nccl-tests prints them;
+- ``collectives.straggler``: a synchronous collective waits for its last rank.
+
+The schedules are pure functions of their sizes; :func:`run_bruck` moves real blocks
+through the same schedule, which the tests compare with the collective's definition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
+from deck.units import format_bytes, format_number, format_rate, format_seconds
+from quizcoll.executables.collectives import DTYPE_NAMES, MAX_RANKS, _guard, _model, cost
+
+BRUCK_COLLECTIVES = ("all_gather", "all_to_all")
+MAX_CHUNKS = 4096
+B, C, R, S, T = Dimension.BYTES, Dimension.COUNT, Dimension.RATIO, Dimension.SECONDS, Dimension.TEXT
+
+
+# ----------------------------------------------------------------------------- Bruck
+
+
+@dataclass(frozen=True)
+class BruckStep:
+    """One round of a Bruck schedule: every rank r sends the blocks at ``positions`` of its
+    local buffer to rank r + ``offset`` (mod N) and receives the same positions from
+    r − ``offset``. All-gather appends them at ``receive_at`` instead."""
+
+    offset: int
+    positions: tuple[int, ...]
+    receive_at: int = -1  # all-gather: where the received blocks land; -1: same positions
+
+
+def bruck_schedule(collective: str, ranks: int) -> tuple[BruckStep, ...]:
+    """The rounds of Bruck's all-gather or all-to-all on ``ranks`` ranks.
+
+    All-gather: rank r starts with its block at local position 0; in round k (d = 2^k) it
+    sends its first min(d, N − d) blocks to r − d and appends what r + d sends. All-to-all:
+    after a local rotation (position i holds the block for rank r + i), round k sends every
+    position whose bit k is set to rank r + 2^k, which puts it in place for the next round.
+    """
+    if collective not in BRUCK_COLLECTIVES:
+        raise ArgumentError(f"Bruck's algorithm runs {' and '.join(BRUCK_COLLECTIVES)} here")
+    steps: list[BruckStep] = []
+    d = 1
+    while d < ranks:
+        if collective == "all_gather":
+            count = min(d, ranks - d)
+            steps.append(BruckStep(-d, tuple(range(count)), receive_at=d))
+        else:
+            steps.append(BruckStep(d, tuple(i for i in range(ranks) if i & d)))
+        d *= 2
+    return tuple(steps)
+
+
+def run_bruck(collective: str, blocks: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """Move real blocks through :func:`bruck_schedule`. ``blocks[r]`` is rank r's input:
+    one block (all-gather) or N blocks, block j for rank j (all-to-all). Returns each rank's
+    output in rank order, as the collective defines it."""
+    n = len(blocks)
+    if collective == "all_gather":
+        local = [[blocks[r][0]] + [None] * (n - 1) for r in range(n)]
+    else:
+        local = [[blocks[r][(r + i) % n] for i in range(n)] for r in range(n)]
+    for step in bruck_schedule(collective, n):
+        sent = [[local[r][p] for p in step.positions] for r in range(n)]
+        for r in range(n):
+            src = (r - step.offset) % n
+            start = step.receive_at if step.receive_at >= 0 else None
+            for i, p in enumerate(step.positions):
+                local[r][p if start is None else start + i] = sent[src][i]
+    if collective == "all_gather":  # local position i holds rank r + i's block
+        return [[local[r][(j - r) % n] for j in range(n)] for r in range(n)]
+    # all-to-all: local position i now holds the block that rank r − i sent to r
+    return [[local[r][(r - j) % n] for j in range(n)] for r in range(n)]
+
+
+def bruck(
+    collective: str,
+    ranks: int,
+    size: int,
+    link: str,
+    latency: float | None,
+    bandwidth: float | None,
+) -> dict[str, Any]:
+    """Bruck's all-gather (size: each rank's block) or all-to-all (size: each rank's buffer
+    of N blocks): rounds, bytes and α-β time, beside the ring (pairwise) algorithm."""
+    if collective == "all_to_all" and size % ranks:
+        raise ArgumentError(f"size: {size} bytes do not split into {ranks} equal blocks")
+    block = size if collective == "all_gather" else size // ranks
+    model = _model(link, latency, bandwidth).link
+    steps = bruck_schedule(collective, ranks)
+    sent = [len(s.positions) * block for s in steps]
+    time_s = sum(model.latency_s + b / model.bandwidth for b in sent)
+    baseline = "ring" if collective == "all_gather" else "pairwise"
+    base = cost(collective, baseline, ranks, size, "int8", 0, link, latency, bandwidth)
+    return {
+        "steps": len(steps),
+        "block_bytes": block,
+        "max_bytes_sent": sum(sent),
+        "time_s": time_s,
+        "baseline": baseline,
+        "baseline_steps": base["steps"],
+        "baseline_bytes_sent": base["max_bytes_sent"],
+        "baseline_time_s": base["time_s"],
+        "speedup": base["time_s"] / time_s,
+        "bytes_ratio": sum(sent) / base["max_bytes_sent"],
+    }
+
+
+def explain_bruck(args: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    return (
+        f"**Bruck {args['collective']} on {args['ranks']} ranks:** {result['steps']} rounds "
+        f"(⌈log₂N⌉), {format_bytes(result['max_bytes_sent'])} sent per rank, "
+        f"{format_seconds(result['time_s'])}; {result['baseline']}: "
+        f"{result['baseline_steps']} rounds, {format_bytes(result['baseline_bytes_sent'])}, "
+        f"{format_seconds(result['baseline_time_s'])}."
+    )
+
+
+# ----------------------------------------------------------------------------- chain broadcast
+
+
+def chain_rounds(ranks: int, chunks: int) -> list[int]:
+    """Rounds until the last rank of a chain holds chunks 0..c, for every c < ``chunks``.
+
+    F[r][c] — the round in which rank r has received chunk c — is
+    max(F[r−1][c], F[r][c−1]) + 1: a chunk is forwarded once it has arrived and the link has
+    sent the chunk before it. A chunk never waits for a later one, so the first k entries
+    are the rounds of a k-chunk broadcast.
+    """
+    import numpy as np
+
+    positions = np.arange(chunks)
+    f = np.zeros(chunks, dtype=np.int64)  # the root holds every chunk at round 0
+    for _ in range(1, ranks):
+        # F[r][c] = c + 1 + max over c' ≤ c of (F[r−1][c'] − c')
+        f = positions + 1 + np.maximum.accumulate(f - positions)
+    return [int(x) for x in f]
+
+
+def chain_broadcast(
+    ranks: int,
+    size: int,
+    chunks: int,
+    link: str,
+    latency: float | None,
+    bandwidth: float | None,
+) -> dict[str, Any]:
+    """A pipelined chain broadcast of ``size`` bytes cut into ``chunks`` pieces."""
+    model = _model(link, latency, bandwidth).link
+    rounds = chain_rounds(ranks, MAX_CHUNKS)
+
+    def time_of(k: int) -> float:
+        return rounds[k - 1] * (model.latency_s + size / k / model.bandwidth)
+
+    best = min(range(1, MAX_CHUNKS + 1), key=time_of)
+    return {
+        "steps": rounds[chunks - 1],
+        "chunk_bytes": size / chunks,
+        "time_s": time_of(chunks),
+        "max_bytes_sent": size,
+        "total_bytes": (ranks - 1) * size,
+        "unpipelined_time_s": time_of(1),
+        "best_chunks": best,
+        "best_time_s": time_of(best),
+    }
+
+
+def explain_chain(args: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    return (
+        f"**Chain broadcast of {format_bytes(args['size'])} over {args['ranks']} ranks in "
+        f"{args['chunks']} chunks:** {result['steps']} rounds of α + "
+        f"{format_bytes(result['chunk_bytes'])}/B = **{format_seconds(result['time_s'])}** "
+        f"(one chunk: {format_seconds(result['unpipelined_time_s'])}; best with "
+        f"{result['best_chunks']} chunks: {format_seconds(result['best_time_s'])})."
+    )
+
+
+# ----------------------------------------------------------------------------- in-network
+
+
+def in_network(
+    ranks: int,
+    size: int,
+    link: str,
+    latency: float | None,
+    bandwidth: float | None,
+) -> dict[str, Any]:
+    """An all-reduce reduced inside the switch (SHARP): each GPU streams its S up and gets
+    the reduced S back down, both directions at once, against a ring on the same links."""
+    model = _model(link, latency, bandwidth).link
+    ring = cost("all_reduce", "ring", ranks, size, "int8", 0, link, latency, bandwidth)
+    # one message up, one down; the two directions of a full-duplex port overlap
+    time_s = 2 * model.latency_s + size / model.bandwidth
+    factor = ring["busbw_factor"]
+    return {
+        "bytes_sent_per_gpu": size,
+        "bytes_received_per_gpu": size,
+        "ring_bytes_sent_per_gpu": ring["max_bytes_sent"],
+        "traffic_ratio": size / ring["max_bytes_sent"],
+        "time_s": time_s,
+        "algbw": size / time_s,
+        "busbw": size / time_s * factor,
+        "ring_time_s": ring["time_s"],
+        "ring_busbw": ring["busbw"],
+    }
+
+
+def explain_in_network(args: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    return (
+        f"**In-network all-reduce of {format_bytes(args['size'])} on {args['ranks']} GPUs:** "
+        f"each GPU sends {format_bytes(result['bytes_sent_per_gpu'])} (a ring: "
+        f"{format_bytes(result['ring_bytes_sent_per_gpu'])}); busbw "
+        f"{format_rate(result['busbw'])} against the ring's {format_rate(result['ring_busbw'])}."
+    )
+
+
+# ----------------------------------------------------------------------------- compression
+
+
+def _ring_bytes(elements: int, ranks: int, dtype: str) -> int:
+    from quizcoll.collectives import get_dtype
+
+    size = elements * get_dtype(dtype).itemsize
+    r = cost("all_reduce", "ring", ranks, size, dtype, 0, "nvlink", None, None)
+    return int(r["max_bytes_sent"])
+
+
+def powersgd(rows: int, cols: int, rank: int, gpus: int, dtype: str) -> dict[str, Any]:
+    """PowerSGD (Vogels et al. 2019) on one rows × cols gradient: all-reduce P = M·Q
+    (rows × rank) and then Q = Mᵀ·P (cols × rank) instead of M."""
+    if rank > min(rows, cols):
+        raise ArgumentError(f"rank: {rank} is more than min(rows, cols) = {min(rows, cols)}")
+    dense = rows * cols
+    p, q = rows * rank, cols * rank
+    dense_bytes = _ring_bytes(dense, gpus, dtype)
+    compressed_bytes = _ring_bytes(p, gpus, dtype) + _ring_bytes(q, gpus, dtype)
+    return {
+        "dense_elements": dense,
+        "compressed_elements": p + q,
+        "ratio": (p + q) / dense,
+        "dense_bytes_per_gpu": dense_bytes,
+        "compressed_bytes_per_gpu": compressed_bytes,
+        "bytes_ratio": compressed_bytes / dense_bytes,
+    }
+
+
+def explain_powersgd(args: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    return (
+        f"**PowerSGD rank {args['rank']} on a {args['rows']} × {args['cols']} gradient:** "
+        f"P and Q hold {format_number(result['compressed_elements'])} values instead of "
+        f"{format_number(result['dense_elements'])} (×{format_number(result['ratio'], 4)}); "
+        f"a ring all-reduce sends {format_bytes(result['compressed_bytes_per_gpu'])} per GPU "
+        f"instead of {format_bytes(result['dense_bytes_per_gpu'])}."
+    )
+
+
+def cast(elements: int, gpus: int, dtype: str, wire_dtype: str) -> dict[str, Any]:
+    """A cast hook (DDP's bf16/fp16 compress hook): the all-reduce runs in ``wire_dtype``."""
+    full = _ring_bytes(elements, gpus, dtype)
+    wire = _ring_bytes(elements, gpus, wire_dtype)
+    return {"bytes_per_gpu": full, "wire_bytes_per_gpu": wire, "bytes_ratio": wire / full}
+
+
+# ----------------------------------------------------------------------------- nccl-tests
+
+
+def nccltests_bandwidth(collective: str, ranks: int, size: int, time: float) -> dict[str, Any]:
+    """algbw and busbw of a measured ``time``, as nccl-tests computes them (size: a rank's
+    input; S is the larger of input and output, so ranks × size for all_gather)."""
+    from quizcoll.collectives import get_collective
+    from quizcoll.collectives.cost import bandwidths, busbw_factor, message_bytes
+
+    c = get_collective(collective)
+    algbw, busbw = bandwidths(c, ranks, size, time)
+    return {
+        "message_bytes": message_bytes(c, ranks, size),
+        "algbw": algbw or 0.0,
+        "busbw": busbw or 0.0,
+        "busbw_factor": busbw_factor(c, ranks),
+    }
+
+
+# ----------------------------------------------------------------------------- stragglers
+
+
+def straggler(ranks: int, slow: int, compute: float, delay: float, comm: float) -> dict[str, Any]:
+    """One synchronous step: every rank computes for ``compute`` seconds (``slow`` of them
+    ``delay`` longer), then an all-reduce of ``comm`` seconds starts once the last arrives."""
+    if slow > ranks:
+        raise ArgumentError(f"slow: {slow} stragglers among {ranks} ranks")
+    arrivals = [compute + (delay if r < slow else 0.0) for r in range(ranks)]
+    start = max(arrivals)
+    step = start + comm
+    idle = sum(start - a for a in arrivals)
+    return {
+        "step_time_s": step,
+        "idle_gpu_seconds": idle,
+        "idle_fraction": idle / (ranks * step),
+        "slowdown": step / (compute + comm),
+    }
+
+
+# ----------------------------------------------------------------------------- registry
+
+
+def _ranks(maximum: int = MAX_RANKS) -> Param:
+    return Param("ranks", ParamKind.INT, "number of ranks N", minimum=2, maximum=maximum)
+
+
+def _size(help: str) -> Param:
+    return Param("size", ParamKind.BYTES, help, minimum=1, maximum=2**50)
+
+
+_LINK = [
+    Param("link", ParamKind.STR, "cost preset", choices=("nvlink", "infiniband"), default="nvlink"),
+    Param("latency", ParamKind.SECONDS, "latency α", minimum=0, maximum=1, default=None),
+    Param("bandwidth", ParamKind.RATE, "per direction", minimum=1, maximum=1e15, default=None),
+]
+
+
+def register(registry: Registry) -> None:
+    registry.add_function(
+        "collectives.bruck",
+        _guard(bruck),
+        params=[
+            Param("collective", ParamKind.STR, "the collective", choices=BRUCK_COLLECTIVES),
+            _ranks(),
+            _size("all_gather: each rank's block; all_to_all: each rank's buffer of N blocks"),
+            *_LINK,
+        ],
+        fields=[
+            Field("steps", C, "rounds: ⌈log₂N⌉"),
+            Field("block_bytes", B, "one block"),
+            Field("max_bytes_sent", B, "bytes each rank sends"),
+            Field("time_s", S, "α-β time"),
+            Field("baseline", T, "ring (all_gather) or pairwise (all_to_all)"),
+            Field("baseline_steps", C, "the baseline's rounds"),
+            Field("baseline_bytes_sent", B, "bytes the baseline's busiest rank sends"),
+            Field("baseline_time_s", S, "the baseline's α-β time"),
+            Field("speedup", R, "baseline time ÷ Bruck time"),
+            Field("bytes_ratio", R, "Bruck bytes ÷ baseline bytes"),
+        ],
+        explain=explain_bruck,
+    )
+    registry.add_function(
+        "collectives.chain_broadcast",
+        _guard(chain_broadcast),
+        params=[
+            _ranks(),
+            _size("the root's buffer S"),
+            Param("chunks", ParamKind.INT, "pipeline chunks k", minimum=1, maximum=MAX_CHUNKS),
+            *_LINK,
+        ],
+        fields=[
+            Field("steps", C, "rounds until the last rank has every chunk"),
+            Field("chunk_bytes", B, "S / k"),
+            Field("time_s", S, "rounds × (α + chunk / bandwidth)"),
+            Field("max_bytes_sent", B, "bytes a forwarding rank sends"),
+            Field("total_bytes", B, "bytes sent by all ranks"),
+            Field("unpipelined_time_s", S, "the same with one chunk"),
+            Field("best_chunks", C, "the chunk count with the smallest time"),
+            Field("best_time_s", S, "that time"),
+        ],
+        explain=explain_chain,
+    )
+    registry.add_function(
+        "collectives.in_network",
+        _guard(in_network),
+        params=[_ranks(), _size("each GPU's buffer S"), *_LINK],
+        fields=[
+            Field("bytes_sent_per_gpu", B, "to the switch"),
+            Field("bytes_received_per_gpu", B, "from the switch"),
+            Field("ring_bytes_sent_per_gpu", B, "a ring all-reduce on the same GPUs"),
+            Field("traffic_ratio", R, "in-network bytes ÷ ring bytes"),
+            Field("time_s", S, "2α + S / bandwidth"),
+            Field("algbw", Dimension.RATE, "S ÷ time"),
+            Field("busbw", Dimension.RATE, "algbw × 2(N−1)/N, as nccl-tests reports it"),
+            Field("ring_time_s", S, "the ring's α-β time"),
+            Field("ring_busbw", Dimension.RATE, "the ring's busbw"),
+        ],
+        explain=explain_in_network,
+    )
+    dtype = Param("dtype", ParamKind.STR, "gradient type", choices=DTYPE_NAMES, default="float32")
+    registry.add_function(
+        "compression.powersgd",
+        _guard(powersgd),
+        params=[
+            Param("rows", ParamKind.INT, "gradient rows m", minimum=1, maximum=1_000_000),
+            Param("cols", ParamKind.INT, "gradient columns n", minimum=1, maximum=1_000_000),
+            Param("rank", ParamKind.INT, "PowerSGD rank r", minimum=1, maximum=1_000_000),
+            Param("gpus", ParamKind.INT, "data-parallel GPUs", minimum=2, maximum=MAX_RANKS),
+            dtype,
+        ],
+        fields=[
+            Field("dense_elements", C, "m·n"),
+            Field("compressed_elements", C, "(m + n)·r: P and Q"),
+            Field("ratio", R, "compressed ÷ dense elements"),
+            Field("dense_bytes_per_gpu", B, "ring all-reduce of the gradient"),
+            Field("compressed_bytes_per_gpu", B, "ring all-reduces of P and Q"),
+            Field("bytes_ratio", R, "compressed ÷ dense bytes"),
+        ],
+        explain=explain_powersgd,
+    )
+    registry.add_function(
+        "compression.cast",
+        _guard(cast),
+        params=[
+            Param("elements", ParamKind.INT, "gradient elements", minimum=1, maximum=2**40),
+            Param("gpus", ParamKind.INT, "data-parallel GPUs", minimum=2, maximum=MAX_RANKS),
+            dtype,
+            Param("wire_dtype", ParamKind.STR, "type on the wire", choices=DTYPE_NAMES),
+        ],
+        fields=[
+            Field("bytes_per_gpu", B, "ring all-reduce in dtype"),
+            Field("wire_bytes_per_gpu", B, "ring all-reduce in wire_dtype"),
+            Field("bytes_ratio", R, "wire ÷ full bytes"),
+        ],
+    )
+    registry.add_function(
+        "nccltests.bandwidth",
+        _guard(nccltests_bandwidth),
+        params=[
+            Param(
+                "collective",
+                ParamKind.STR,
+                "the collective",
+                choices=(
+                    "all_reduce",
+                    "all_gather",
+                    "reduce_scatter",
+                    "all_to_all",
+                    "broadcast",
+                    "reduce",
+                ),
+            ),
+            _ranks(131_072),
+            _size("a rank's input buffer"),
+            Param("time", ParamKind.SECONDS, "measured time", minimum=1e-9, maximum=1e6),
+        ],
+        fields=[
+            Field("message_bytes", B, "S: the larger of a rank's input and output"),
+            Field("algbw", Dimension.RATE, "S ÷ time"),
+            Field("busbw", Dimension.RATE, "algbw × factor"),
+            Field("busbw_factor", R, "2(n−1)/n, (n−1)/n or 1"),
+        ],
+    )
+    registry.add_function(
+        "collectives.straggler",
+        straggler,
+        params=[
+            _ranks(1_000_000),
+            Param("slow", ParamKind.INT, "ranks that arrive late", minimum=0, maximum=1_000_000),
+            Param("compute", ParamKind.SECONDS, "compute per step", minimum=0, maximum=1e4),
+            Param(
+                "delay", ParamKind.SECONDS, "how late the slow ranks are", minimum=0, maximum=1e4
+            ),
+            Param("comm", ParamKind.SECONDS, "the collective's time", minimum=0, maximum=1e4),
+        ],
+        fields=[
+            Field("step_time_s", S, "last arrival + collective"),
+            Field("idle_gpu_seconds", S, "waiting, summed over ranks"),
+            Field("idle_fraction", R, "idle ÷ (ranks × step time)"),
+            Field("slowdown", R, "step time ÷ the step without stragglers"),
+        ],
+    )
