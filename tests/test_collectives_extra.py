@@ -132,3 +132,15 @@ def test_a_collective_waits_for_its_last_rank(n: int, slow: int) -> None:
 def test_refusals_are_one_line_argument_errors(name: str, args: dict, message: str) -> None:
     with pytest.raises(ArgumentError, match=message.replace("(", r"\(")):
         REGISTRY.call(name, args)
+
+
+@given(st.integers(2, 1024))
+@settings(max_examples=40, deadline=None)
+def test_nccl_tree_is_ceil_log2_deep_a_balanced_one_floor(n: int) -> None:
+    r = call("collectives.tree_depth", ranks=n)
+    assert r["depth"] == math.ceil(math.log2(n))
+    assert r["balanced_depth"] == math.floor(math.log2(n))
+    assert (r["root_children"], r["max_children"]) == (1, 2 if n > 3 else 1)
+    # the simulator's double binary tree: up the depth and back down
+    steps = call("collectives.all_reduce", algorithm="double_binary_tree", ranks=n, size=n * 64)
+    assert steps["steps"] == 2 * r["depth"]

@@ -11,7 +11,9 @@ compression, nccl-tests' bandwidths of a measured time, and stragglers.
 - ``compression.powersgd`` and ``compression.cast``: bytes a compressed gradient
   all-reduce sends (PowerSGD's P and Q; a bf16/fp16 cast hook);
 - ``nccltests.bandwidth``: algbw and busbw of a measured time, as nccl-tests prints them;
-- ``collectives.straggler``: a synchronous collective waits for its last rank.
+- ``collectives.straggler``: a synchronous collective waits for its last rank;
+- ``collectives.tree_depth``: the depth of NCCL's binary tree (its root has one child, so
+  ⌈log₂N⌉) against a balanced binary tree's ⌊log₂N⌋.
 
 The schedules are pure functions of their sizes; :func:`run_bruck` moves real blocks
 through the same schedule, which the tests compare with the collective's definition.
@@ -317,6 +319,45 @@ def straggler(ranks: int, slow: int, compute: float, delay: float, comm: float) 
     }
 
 
+# ----------------------------------------------------------------------------- trees
+
+
+def nccl_tree_parent(rank: int, ranks: int) -> int:
+    """The parent of ``rank`` in NCCL's binary tree (``ncclGetBtree``, trees.cc), −1 for
+    the root: a rank's lowest set bit marks its level; its parent clears that bit and sets
+    the next one, or only clears it when that rank does not exist. Rank 0 is the root and
+    has a single child, the highest power of two below ``ranks``."""
+    if rank == 0:
+        return -1
+    bit = rank & -rank
+    up = (rank ^ bit) | (bit << 1)
+    return up if up < ranks else rank ^ bit
+
+
+def _depth(parent: list[int]) -> int:
+    """The longest path to the root of a tree given as parent indices (−1: the root)."""
+    deepest = 0
+    for rank in range(len(parent)):
+        steps = 0
+        while parent[rank] >= 0:
+            rank, steps = parent[rank], steps + 1
+        deepest = max(deepest, steps)
+    return deepest
+
+
+def tree_depth(ranks: int) -> dict[str, Any]:
+    """Depth of NCCL's binary tree over ``ranks`` ranks, and of a balanced (heap-ordered)
+    binary tree of as many nodes, each counted by walking the tree's parent links."""
+    nccl = [nccl_tree_parent(r, ranks) for r in range(ranks)]
+    balanced = [(r - 1) // 2 if r else -1 for r in range(ranks)]
+    return {
+        "depth": _depth(nccl),
+        "balanced_depth": _depth(balanced),
+        "root_children": sum(1 for p in nccl if p == 0),
+        "max_children": max(nccl.count(r) for r in range(ranks)),
+    }
+
+
 # ----------------------------------------------------------------------------- registry
 
 
@@ -459,6 +500,17 @@ def register(registry: Registry) -> None:
             Field("algbw", Dimension.RATE, "S ÷ time"),
             Field("busbw", Dimension.RATE, "algbw × factor"),
             Field("busbw_factor", R, "2(n−1)/n, (n−1)/n or 1"),
+        ],
+    )
+    registry.add_function(
+        "collectives.tree_depth",
+        tree_depth,
+        params=[_ranks()],
+        fields=[
+            Field("depth", C, "levels of NCCL's binary tree: ⌈log₂N⌉"),
+            Field("balanced_depth", C, "levels of a balanced binary tree of N nodes: ⌊log₂N⌋"),
+            Field("root_children", C, "children of NCCL's root (one)"),
+            Field("max_children", C, "most children of any rank (two)"),
         ],
     )
     registry.add_function(
