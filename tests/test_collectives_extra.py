@@ -144,3 +144,12 @@ def test_nccl_tree_is_ceil_log2_deep_a_balanced_one_floor(n: int) -> None:
     # the simulator's double binary tree: up the depth and back down
     steps = call("collectives.all_reduce", algorithm="double_binary_tree", ranks=n, size=n * 64)
     assert steps["steps"] == 2 * r["depth"]
+
+
+@pytest.mark.parametrize(("n", "shown"), [(256, True), (448, False), (6, False)])
+def test_explain_states_log_step_forms_only_where_they_hold(n: int, shown: bool) -> None:
+    from quizcoll.executables.collectives import explain_cost
+
+    args = {"algorithm": "rabenseifner", "ranks": n, "size": 2**20, "dtype": "int8"}
+    text = explain_cost(args, call("collectives.all_reduce", **args))
+    assert ("= 2·log2(N)" in text) is shown
