@@ -130,9 +130,31 @@ PUBLISHED: tuple[Constant, ...] = (
 )
 
 
+_PERFORMANCE_MD = "nccl-tests doc/PERFORMANCE.md"
+# nccl-tests' bus-bandwidth factor of a collective is share × (n−1)/n + unit: 2(n−1)/n for
+# all-reduce, (n−1)/n for reduce-scatter, all-gather and all-to-all, 1 for broadcast, reduce
+_BUSBW_FORMS = {
+    "all_reduce": (2, 0),
+    "reduce_scatter": (1, 0),
+    "all_gather": (1, 0),
+    "all_to_all": (1, 0),
+    "broadcast": (0, 1),
+    "reduce": (0, 1),
+}
+BUSBW: tuple[Constant, ...] = tuple(
+    c
+    for name, (share, unit) in _BUSBW_FORMS.items()
+    for c in (
+        Constant(f"{name}_busbw_share", share, Dim.COUNT, f"{_PERFORMANCE_MD}: {name}"),
+        Constant(f"{name}_busbw_unit", unit, Dim.COUNT, f"{_PERFORMANCE_MD}: {name}"),
+    )
+)
+
+
 CONSTANTS: tuple[Constant, ...] = (
     *_preset_constants(),
     *_latency_constants(),
     *_tuner_constants(),
     *PUBLISHED,
+    *BUSBW,
 )
