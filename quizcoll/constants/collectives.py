@@ -104,6 +104,76 @@ def _tuner_constants() -> tuple[Constant, ...]:
     return tuple(out)
 
 
+def _link_constants() -> tuple[Constant, ...]:
+    """Each link's line rate per direction and the bandwidth NCCL assumes for it,
+    ``{link}_line_rate`` and ``{link}_nccl_bw`` (``hardware.link`` gives the same), the
+    NVLink counts behind them, and the nccl-tests measurements where published."""
+    from quizcoll.collectives.hardware import GPUS, NICS, PCIE, link_figures
+
+    out: list[Constant] = []
+    for name in (*GPUS, *PCIE, *NICS):
+        f = link_figures(name)
+        where = f"quizcoll.collectives.hardware: {f.source}"
+        out.append(Constant(f"{name}_line_rate", f.line_rate * 1e9, Dim.RATE, where, "GB/s"))
+        out.append(Constant(f"{name}_nccl_bw", f.nccl_bw * 1e9, Dim.RATE, where, "GB/s"))
+        if f.measured_low is not None and f.measured_high is not None:
+            for end, value in (("low", f.measured_low), ("high", f.measured_high)):
+                name_ = f"{name}_measured_{end}"
+                out.append(Constant(name_, value * 1e9, Dim.RATE, where, "GB/s"))
+    for name, gpu in GPUS.items():
+        if gpu.nvlink is not None:
+            where = f"quizcoll.collectives.hardware: {gpu.nvlink.source}"
+            link = gpu.nvlink
+            out.append(Constant(f"{name}_nvlinks", link.links, Dim.COUNT, where))
+            out.append(
+                Constant(f"{name}_nvlink_nccl", link.nccl_link_bw * 1e9, Dim.RATE, where, "GB/s")
+            )
+            out.append(
+                Constant(f"{name}_nvlink_line", link.line_link_bw * 1e9, Dim.RATE, where, "GB/s")
+            )
+    return tuple(out)
+
+
+def _search_constants() -> tuple[Constant, ...]:
+    """The fastest per-channel speeds NCCL's channel search tries on Hopper (search.cc) and
+    the NVLSTree per-channel caps (perChMaxNVLSTreeBws, cost_model.cc)."""
+    from quizcoll.collectives.nccl.constants import PER_CH_MAX_NVLS_TREE_BW, Arch, speeds
+
+    hopper = Arch.HOPPER
+    caps = PER_CH_MAX_NVLS_TREE_BW[hopper]
+    search = "NVIDIA/nccl 2.31.2 src/graph/search.cc speed arrays (quizcoll.collectives.nccl)"
+    return (
+        Constant(
+            "nccl_hopper_speed_intra",
+            speeds(hopper, network=False)[0] * 1e9,
+            Dim.RATE,
+            f"sm90SpeedArrayIntra[0]; {search}",
+            "GB/s",
+        ),
+        Constant(
+            "nccl_hopper_speed_inter",
+            speeds(hopper, network=True)[0] * 1e9,
+            Dim.RATE,
+            f"sm90SpeedArrayInter[0]; {search}",
+            "GB/s",
+        ),
+        Constant(
+            "nccl_nvlstree_cap_hopper_2nodes",
+            caps[1] * 1e9,
+            Dim.RATE,
+            f"perChMaxNVLSTreeBws[Hopper][2 nodes]; {_TUNER}",
+            "GB/s",
+        ),
+        Constant(
+            "nccl_nvlstree_cap_hopper_many",
+            caps[2] * 1e9,
+            Dim.RATE,
+            f"perChMaxNVLSTreeBws[Hopper][3+ nodes]; {_TUNER}",
+            "GB/s",
+        ),
+    )
+
+
 _DEVICE_H = "NVIDIA/nccl src/include/device.h"
 PUBLISHED: tuple[Constant, ...] = (
     # union ncclLLFifoLine { uint32_t data1, flag1, data2, flag2; }: 8 data bytes of 16
@@ -157,4 +227,6 @@ CONSTANTS: tuple[Constant, ...] = (
     *_tuner_constants(),
     *PUBLISHED,
     *BUSBW,
+    *_link_constants(),
+    *_search_constants(),
 )
