@@ -60,7 +60,12 @@ def _latency_constants() -> tuple[Constant, ...]:
 def _tuner_constants() -> tuple[Constant, ...]:
     from quizcoll.collectives.hardware import CpuVendor
     from quizcoll.collectives.nccl import tuner
-    from quizcoll.collectives.nccl.constants import LL_MAX_BW, NET_OVERHEAD_US, NVLS_EFFICIENCY
+    from quizcoll.collectives.nccl.constants import (
+        LL_MAX_BW,
+        LL_MAX_BW_ROW_FOR_CPU,
+        NET_OVERHEAD_US,
+        NVLS_EFFICIENCY,
+    )
     from quizcoll.collectives.nccl.constants import Arch as A
 
     overhead = NET_OVERHEAD_US[CpuVendor.INTEL] * 1e-6
@@ -86,6 +91,13 @@ def _tuner_constants() -> tuple[Constant, ...]:
             Dim.SECONDS,
             f"PAT: 2.8 µs per rank; {_MODEL}",
             "µs",
+        ),
+        Constant(
+            "nccl_ll_max_bw_intel_2nodes",
+            LL_MAX_BW[LL_MAX_BW_ROW_FOR_CPU[CpuVendor.INTEL]][1] * 1e9,
+            Dim.RATE,
+            f"llMaxBws for two nodes with Intel CPUs (the Volta row); {_TUNER}",
+            "GB/s",
         ),
         Constant(
             "nccl_ll_max_bw_hopper",
