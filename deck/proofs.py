@@ -27,7 +27,6 @@ from deck.errors import DeckError
 from deck.facts import Value, fact_value, numeric_env
 from deck.failures import Failure
 from deck.model import Card, CardType, Claim, Location, Tolerance
-from deck.placeholders import fill
 from deck.prose import Kind, unproven
 from deck.registry import Registry
 from deck.spancheck import dotted_to_flat
@@ -122,15 +121,20 @@ def expected_value(claim: Claim, env: Mapping[str, Any], dim: units.Dim | None) 
 
 def closed_form(expect: str, env: Mapping[str, Any]) -> float:
     """An ``expect`` in ``env``: a quantity, or a formula whose ``{param}`` placeholders name
-    a text parameter's value (``{link}_latency`` → ``nvlink_latency``)."""
+    a text parameter's value anywhere in a name (``{link}_latency`` → ``nvlink_latency``,
+    ``nccl_base_ring_{proto}`` → ``nccl_base_ring_LL``), as the loader reads them."""
     try:
         return units.parse_quantity(expect).value
     except units.UnitError:
         from deck.formula import evaluate
 
         if "{" in expect:
-            plain = {k: (v.value if isinstance(v, Value) else v) for k, v in env.items()}
-            expect = fill(expect, {k: str(v) for k, v in plain.items() if isinstance(v, str)})
+            # a formula has no LaTeX: fill as the loader does (loader.placeholder_variants),
+            # also after a letter or "_", where prose would see a subscript
+            for k, v in env.items():
+                raw = v.value if isinstance(v, Value) else v
+                if isinstance(raw, str):
+                    expect = expect.replace("{" + k + "}", raw)
         return evaluate(expect, numeric_env(env))
 
 

@@ -376,3 +376,33 @@ def test_typeset_formula_text_parses_or_says_why(text: str, read: str) -> None:
     except FormulaError as exc:
         shown = str(exc)
     assert read in shown
+
+
+_PROTO_CARD = """\
+deck: t
+cards:
+  - id: proto-latency
+    type: numeric
+    front: "Ring latency with {proto} on {g} H100s?"
+    params:
+      proto: [LL, LL128, Simple]
+      g: {range: [2, 8]}
+    answer:
+      run: nccl.time
+      args: {collective: all_reduce, size: 4KiB, gpus_per_node: "{g}", algorithm: Ring, protocol: "{proto}"}
+      field: latency_s
+      unit: us
+      expect: "nccl_base_ring_{proto} + 2*(g-1)*nccl_nvlink_ring_{proto}"
+    back: "{answer}"
+"""
+
+
+def test_a_text_parameter_names_a_constant_anywhere_in_an_expect() -> None:
+    """The loader accepts ``nccl_base_ring_{proto}`` (a placeholder after ``_``); check
+    must fill it the same way, not read it as a LaTeX subscript."""
+    collection = _load(_PROTO_CARD)
+    assert not collection.problems
+    report = run_checks(collection, REGISTRY, seeds=4)
+    assert report.ok, [f.format() for f in report.errors]
+    wrong = _load(_PROTO_CARD.replace("2*(g-1)*nccl_nvlink", "(g-1)*nccl_nvlink"))
+    assert not run_checks(wrong, REGISTRY, seeds=4).ok
