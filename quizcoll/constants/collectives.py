@@ -36,22 +36,23 @@ def _key(member: object) -> str:
 
 def _latency_constants() -> tuple[Constant, ...]:
     """``nccl_base_{algorithm}_{protocol}`` (baseLatencies: launch cost per operation) and
-    ``nccl_{nvlink|pci|net}_{algorithm}_{protocol}`` (hwLatencies: per hop), seconds; the
-    zero entries (no such pair) are left out."""
+    ``nccl_{nvlink|pci|net}_{algorithm}_{protocol}`` (hwLatencies: per hop), seconds, with
+    the protocol spelt as NCCL does (``nccl_base_ring_LL128``) so that a card's protocol
+    parameter names them; the zero entries (no such pair) are left out."""
     from quizcoll.collectives.nccl.constants import BASE_LATENCY, HW_LATENCY
 
     out: list[Constant] = []
     for algo, row in BASE_LATENCY.items():
         for proto, us in row.items():
             if us:
-                name = f"nccl_base_{_key(algo)}_{_key(proto)}"
+                name = f"nccl_base_{_key(algo)}_{proto.value}"
                 source = f"NCCL baseLatencies[{algo.value}][{proto.value}]; {_TUNER}"
                 out.append(Constant(name, us * 1e-6, Dim.SECONDS, source, "µs"))
     for hw, table in HW_LATENCY.items():
         for algo, row in table.items():
             for proto, us in row.items():
                 if us:
-                    name = f"nccl_{_key(hw)}_{_key(algo)}_{_key(proto)}"
+                    name = f"nccl_{_key(hw)}_{_key(algo)}_{proto.value}"
                     source = f"NCCL hwLatencies[{hw.name}][{algo.value}][{proto.value}]; {_TUNER}"
                     out.append(Constant(name, us * 1e-6, Dim.SECONDS, source, "µs"))
     return tuple(out)
@@ -109,8 +110,8 @@ def _tuner_constants() -> tuple[Constant, ...]:
     ]
     # getNetOverhead (ring.cc): a proxy's cost per network operation, ×3 for Simple; a ring
     # step inside a multi-node ring costs at least this much
-    for proto in ("ll", "ll128", "simple"):
-        value = overhead * (3 if proto == "simple" else 1)
+    for proto in ("LL", "LL128", "Simple"):  # NCCL's spelling, as cards name protocols
+        value = overhead * (3 if proto == "Simple" else 1)
         source = f"NCCL getNetOverhead, Intel CPUs (×3 for Simple); {_MODEL}"
         out.append(Constant(f"nccl_net_overhead_{proto}", value, Dim.SECONDS, source, "µs"))
     return tuple(out)
