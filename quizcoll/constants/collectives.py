@@ -101,6 +101,13 @@ def _tuner_constants() -> tuple[Constant, ...]:
             "GB/s",
         ),
         Constant(
+            "nccl_ll_max_bw_intel_many",
+            LL_MAX_BW[LL_MAX_BW_ROW_FOR_CPU[CpuVendor.INTEL]][2] * 1e9,
+            Dim.RATE,
+            f"llMaxBws for three or more nodes with Intel CPUs (the Volta row); {_TUNER}",
+            "GB/s",
+        ),
+        Constant(
             "nccl_ll_max_bw_hopper",
             LL_MAX_BW[A.HOPPER][0] * 1e9,
             Dim.RATE,
