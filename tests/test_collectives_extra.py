@@ -67,7 +67,7 @@ def test_chain_broadcast_takes_n_plus_k_minus_2_rounds(n: int, k: int) -> None:
     assert r["unpipelined_time_s"] == pytest.approx((n - 1) * (a + size / bw))
     if n > 2:  # the optimum of (N+k−2)(α + S/(kB)) is at k* = √((N−2)·S/(α·B))
         best = math.sqrt((n - 2) * size / (a * bw))
-        assert abs(r["best_chunks"] - min(best, 4096)) <= 1
+        assert abs(r["best_chunks"] - min(best, max(k, 256))) <= 1
 
 
 @pytest.mark.parametrize("n", [2, 4, 8, 64, 1000])
