@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,14 +41,25 @@ class Value:
     formula: str | None = None  # a swept fact: its proven closed form
 
 
-def numeric_env(values: Mapping[str, Any]) -> dict[str, float]:
-    """The entries of ``values`` a formula can read (numbers only)."""
+def numeric_env(values: Mapping[str, Any], names: Iterable[str] | None = None) -> dict[str, float]:
+    """The entries of ``values`` a formula can read (numbers only); with ``names``, only
+    those (a formula's variables: the environment holds every declared constant)."""
     out: dict[str, float] = {}
-    for k, v in values.items():
+    keys = values.keys() if names is None else (k for k in names if k in values)
+    for k in keys:
+        v = values[k]
         raw = v.value if isinstance(v, Value) else v
         if isinstance(raw, int | float) and not isinstance(raw, bool):
             out[k] = raw
     return out
+
+
+def evaluate_in(text: str, env: Mapping[str, Any]) -> float:
+    """The formula ``text`` evaluated with the numbers of ``env`` it names."""
+    from deck.formula import parse
+
+    expr = parse(text)
+    return expr.evaluate(numeric_env(env, expr.variables))
 
 
 def constant_values(registry: Registry | None) -> dict[str, Value]:
@@ -82,9 +93,7 @@ def fact_value(claim: Claim, env: Mapping[str, Any], registry: Registry) -> Valu
     if claim.where:
         return Value(claim.expect, units.Dim.TEXT, formula=claim.expect)
     if claim.expr is not None:
-        from deck.formula import evaluate
-
-        return Value(evaluate(claim.expr, numeric_env(env)), _expect_dim(claim, registry))
+        return Value(evaluate_in(claim.expr, env), _expect_dim(claim, registry))
     comp = claim.computation
     assert comp is not None
     args = resolve_fact_args(claim, env)

@@ -24,7 +24,7 @@ from typing import Any
 
 from deck import units
 from deck.errors import DeckError
-from deck.facts import Value, fact_value, numeric_env
+from deck.facts import Value, evaluate_in, fact_value, numeric_env
 from deck.failures import Failure
 from deck.model import Card, CardType, Claim, Location, Tolerance
 from deck.prose import Kind, unproven
@@ -126,8 +126,6 @@ def closed_form(expect: str, env: Mapping[str, Any]) -> float:
     try:
         return units.parse_quantity(expect).value
     except units.UnitError:
-        from deck.formula import evaluate
-
         if "{" in expect:
             # a formula has no LaTeX: fill as the loader does (loader.placeholder_variants),
             # also after a letter or "_", where prose would see a subscript
@@ -135,7 +133,7 @@ def closed_form(expect: str, env: Mapping[str, Any]) -> float:
                 raw = v.value if isinstance(v, Value) else v
                 if isinstance(raw, str):
                     expect = expect.replace("{" + k + "}", raw)
-        return evaluate(expect, numeric_env(env))
+        return evaluate_in(expect, env)
 
 
 def agrees(actual: Any, expected: Any, tolerance: Tolerance) -> bool:
@@ -199,7 +197,7 @@ class FigureCheck:
 
 def check_figure(span: Span, env: Mapping[str, Value], samples: Mapping[str, Any]) -> FigureCheck:
     """Does the figure of a ``{~FIGURE=EXPR}`` span equal its expression in ``env``?"""
-    from deck.formula import FormulaError, evaluate
+    from deck.formula import FormulaError, parse
 
     name = span.expr.strip()
     target = env.get(name)
@@ -212,7 +210,8 @@ def check_figure(span: Span, env: Mapping[str, Value], samples: Mapping[str, Any
         if target is not None:
             actual, dim = float(target.value), target.dim
         else:
-            actual = evaluate(dotted_to_flat(span.expr), _flat_numbers(env))
+            expr = parse(dotted_to_flat(span.expr))
+            actual = expr.evaluate(_flat_numbers(env, expr.variables))
             dim = None
         literal = parse_number_literal(span.literal, dim)
     except (FormulaError, SpanError, DeckError, TypeError, ValueError) as exc:
@@ -233,8 +232,10 @@ def check_figure(span: Span, env: Mapping[str, Value], samples: Mapping[str, Any
     return FigureCheck(span, literal.matches(actual), f"{span.literal!r} vs {span.expr} = {shown}")
 
 
-def _flat_numbers(env: Mapping[str, Value]) -> dict[str, float]:
-    return {dotted_to_flat(k): v for k, v in numeric_env(env).items()}
+def _flat_numbers(env: Mapping[str, Value], names: frozenset[str]) -> dict[str, float]:
+    """The numbers of ``env`` that ``names`` (flattened: ``result__x``) refer to."""
+    wanted = [k for k in env if dotted_to_flat(k) in names] if "__" in "".join(names) else names
+    return {dotted_to_flat(k): v for k, v in numeric_env(env, wanted).items()}
 
 
 def _word(text: str) -> str:
@@ -435,10 +436,9 @@ def claim_expect_value(claim: Claim, env: Mapping[str, Value]) -> Value:
         return Value(claim.expect, units.Dim.TEXT)
     if claim.where:
         return Value(claim.expect, units.Dim.TEXT, formula=claim.expect)
-    from deck.formula import evaluate
 
     try:
-        return Value(evaluate(claim.expect, numeric_env(env)), None)
+        return Value(evaluate_in(claim.expect, env), None)
     except DeckError:
         return Value(claim.expect, units.Dim.TEXT, formula=claim.expect)
 

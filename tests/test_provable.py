@@ -406,3 +406,13 @@ def test_a_text_parameter_names_a_constant_anywhere_in_an_expect() -> None:
     assert report.ok, [f.format() for f in report.errors]
     wrong = _load(_PROTO_CARD.replace("2*(g-1)*nccl_nvlink", "(g-1)*nccl_nvlink"))
     assert not run_checks(wrong, REGISTRY, seeds=4).ok
+
+
+def test_a_closed_form_reads_only_the_names_it_uses() -> None:
+    """Every declared constant is in a card's environment; evaluating a formula looks up
+    only its own variables (Values unwrapped, text skipped) instead of the whole table."""
+    from deck.facts import Value, evaluate_in, numeric_env
+
+    env = {"a": Value(2.0), "b": 3, "t": Value("ring"), **{f"c{i}": float(i) for i in range(500)}}
+    assert numeric_env(env, ["a", "t", "missing"]) == {"a": 2.0}
+    assert evaluate_in("a*b + c7", env) == 13.0
