@@ -194,6 +194,21 @@ def _search_constants() -> tuple[Constant, ...]:
     )
 
 
+_TORCH_ENV = (
+    "PyTorch ProcessGroupNCCL environment variables (docs.pytorch.org "
+    "torch_nccl_environment_variables): TORCH_NCCL_ASYNC_ERROR_HANDLING"
+)
+# TORCH_NCCL_ASYNC_ERROR_HANDLING's modes; 3 is the default
+ASYNC_ERROR_MODES: tuple[Constant, ...] = tuple(
+    Constant(f"torch_async_errors_{name}", value, Dim.COUNT, f"{_TORCH_ENV}: {value} = {what}")
+    for name, value, what in (
+        ("off", 0, "no handling of asynchronous NCCL errors"),
+        ("abort_teardown", 1, "abort the NCCL communicator and tear down the process"),
+        ("abort", 2, "only abort the NCCL communicator"),
+        ("teardown", 3, "tear down the process without aborting the communicator (default)"),
+    )
+)
+
 _DEVICE_H = "NVIDIA/nccl src/include/device.h"
 PUBLISHED: tuple[Constant, ...] = (
     # union ncclLLFifoLine { uint32_t data1, flag1, data2, flag2; }: 8 data bytes of 16
@@ -246,6 +261,7 @@ CONSTANTS: tuple[Constant, ...] = (
     *_latency_constants(),
     *_tuner_constants(),
     *PUBLISHED,
+    *ASYNC_ERROR_MODES,
     *BUSBW,
     *_link_constants(),
     *_search_constants(),
