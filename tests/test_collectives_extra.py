@@ -153,3 +153,31 @@ def test_explain_states_log_step_forms_only_where_they_hold(n: int, shown: bool)
     args = {"algorithm": "rabenseifner", "ranks": n, "size": 2**20, "dtype": "int8"}
     text = explain_cost(args, call("collectives.all_reduce", **args))
     assert ("= 2·log2(N)" in text) is shown
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "shown"),
+    [
+        ("collectives.bruck", {"collective": "all_gather", "ranks": 8, "size": 1024}, "3 rounds"),
+        ("collectives.chain_broadcast", {"ranks": 8, "size": 2**20, "chunks": 4}, "10 rounds"),
+        ("collectives.in_network", {"ranks": 8, "size": 2**20}, "1.00 MiB"),
+        ("compression.powersgd", {"rows": 64, "cols": 32, "rank": 2, "gpus": 4}, "192"),
+        ("compression.cast", {"elements": 1000, "gpus": 2, "wire_dtype": "bfloat16"}, "×0.5"),
+        (
+            "nccltests.bandwidth",
+            {"collective": "all_reduce", "ranks": 2, "size": 1000, "time": 1},
+            "1000",
+        ),
+        (
+            "collectives.straggler",
+            {"ranks": 4, "slow": 1, "compute": 1, "delay": 1, "comm": 0},
+            "37.5%",
+        ),
+        ("collectives.tree_depth", {"ranks": 5}, "3 levels"),
+    ],
+)
+def test_every_extra_executable_explains_its_answer(name: str, args: dict, shown: str) -> None:
+    ex = REGISTRY.get(name)
+    assert ex.explain is not None and ex.summary
+    text = ex.explain(ex.bind(args), REGISTRY.call(name, args))
+    assert shown in text, text

@@ -276,6 +276,16 @@ def explain_powersgd(args: Mapping[str, Any], result: Mapping[str, Any]) -> str:
     )
 
 
+def explain_cast(args: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    return (
+        f"**{args['wire_dtype']} on the wire:** a ring all-reduce of "
+        f"{format_number(args['elements'])} values on {args['gpus']} GPUs sends "
+        f"{format_bytes(result['wire_bytes_per_gpu'])} per GPU instead of "
+        f"{format_bytes(result['bytes_per_gpu'])} in {args['dtype']} "
+        f"(×{format_number(result['bytes_ratio'])})."
+    )
+
+
 def cast(elements: int, gpus: int, dtype: str, wire_dtype: str) -> dict[str, Any]:
     """A cast hook (DDP's bf16/fp16 compress hook): the all-reduce runs in ``wire_dtype``."""
     full = _ring_bytes(elements, gpus, dtype)
@@ -302,6 +312,15 @@ def nccltests_bandwidth(collective: str, ranks: int, size: int, time: float) -> 
     }
 
 
+def explain_nccltests(args: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    return (
+        f"**{args['collective']} on {args['ranks']} ranks in "
+        f"{format_seconds(args['time'])}:** S = {format_bytes(result['message_bytes'])}, "
+        f"algbw = S / time = {format_rate(result['algbw'])}, busbw = algbw × "
+        f"{format_number(result['busbw_factor'])} = **{format_rate(result['busbw'])}**."
+    )
+
+
 # ----------------------------------------------------------------------------- stragglers
 
 
@@ -320,6 +339,16 @@ def straggler(ranks: int, slow: int, compute: float, delay: float, comm: float) 
         "idle_fraction": idle / (ranks * step),
         "slowdown": step / (compute + comm),
     }
+
+
+def explain_straggler(args: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    return (
+        f"**{args['slow']} of {args['ranks']} ranks {format_seconds(args['delay'])} late:** "
+        f"the collective starts when the last arrives, so the step takes "
+        f"{format_seconds(result['step_time_s'])} and the others wait "
+        f"{format_seconds(result['idle_gpu_seconds'])} in all, "
+        f"{format_number(100 * result['idle_fraction'])}% of the GPU time."
+    )
 
 
 # ----------------------------------------------------------------------------- trees
@@ -359,6 +388,14 @@ def tree_depth(ranks: int) -> dict[str, Any]:
         "root_children": sum(1 for p in nccl if p == 0),
         "max_children": max(nccl.count(r) for r in range(ranks)),
     }
+
+
+def explain_tree(args: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    return (
+        f"**NCCL's binary tree over {args['ranks']} ranks** (rank 0 on top with one child, "
+        f"ncclGetBtree): {result['depth']} levels, ⌈log₂N⌉; a balanced binary tree of as "
+        f"many nodes has {result['balanced_depth']}, ⌊log₂N⌋."
+    )
 
 
 # ----------------------------------------------------------------------------- registry
@@ -476,6 +513,7 @@ def register(registry: Registry) -> None:
             Field("wire_bytes_per_gpu", B, "ring all-reduce in wire_dtype"),
             Field("bytes_ratio", R, "wire ÷ full bytes"),
         ],
+        explain=explain_cast,
     )
     registry.add_function(
         "nccltests.bandwidth",
@@ -504,6 +542,7 @@ def register(registry: Registry) -> None:
             Field("busbw", Dimension.RATE, "algbw × factor"),
             Field("busbw_factor", R, "2(n−1)/n, (n−1)/n or 1"),
         ],
+        explain=explain_nccltests,
     )
     registry.add_function(
         "collectives.tree_depth",
@@ -515,6 +554,7 @@ def register(registry: Registry) -> None:
             Field("root_children", C, "children of NCCL's root (one)"),
             Field("max_children", C, "most children of any rank (two)"),
         ],
+        explain=explain_tree,
     )
     registry.add_function(
         "collectives.straggler",
@@ -534,4 +574,5 @@ def register(registry: Registry) -> None:
             Field("idle_fraction", R, "idle ÷ (ranks × step time)"),
             Field("slowdown", R, "step time ÷ the step without stragglers"),
         ],
+        explain=explain_straggler,
     )
