@@ -166,7 +166,7 @@ def test_explain_states_log_step_forms_only_where_they_hold(n: int, shown: bool)
         (
             "nccltests.bandwidth",
             {"collective": "all_reduce", "ranks": 2, "size": 1000, "time": 1},
-            "1000",
+            "1,000 B",
         ),
         (
             "collectives.straggler",
