@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,6 +127,11 @@ def draw(card: Card, seed: int, registry: Registry | None = None) -> Instance:
         for spec in card.params:
             values[spec.name], shown[spec.name] = draw_value(spec, rng, values)
         try:
+            if card.constraints and registry is not None:
+                # Only what the constraints read, until a draw passes them.
+                needed = span_values(card, values, registry, _constraint_names(card))
+                if not realistic(card, needed, registry):
+                    continue
             facts = span_values(card, values, registry)
         except DeckError:
             if not card.constraints:
@@ -144,8 +149,9 @@ def draw(card: Card, seed: int, registry: Registry | None = None) -> Instance:
         if card.shuffle:
             rng.shuffle(idx)
         order = tuple(idx)
+    named = card.facts()
     for name, value in facts.items():
-        if name not in shown and name in card.facts():
+        if name not in shown and name in named:
             shown[name] = _default_text(value)
     return Instance(card.id, seed, values, shown, order, facts)
 
@@ -155,7 +161,7 @@ def realistic(card: Card, facts: Mapping[str, Value], registry: Registry | None)
     are skipped when no registry computed facts)."""
     if not card.constraints:
         return True
-    env = {k: v.value for k, v in facts.items()}
+    env = {k: facts[k].value for k in _constraint_names(card) if k in facts}
     usable = tuple(c for c in card.constraints if registry is not None or c.names <= env.keys())
     return satisfied(usable, env)
 
@@ -179,7 +185,8 @@ def instance_count(card: Card, registry: Registry | None) -> int | None:
             if spec.formula is not None:
                 values[spec.name], _ = draw_value(spec, random.Random(0), values)
         try:
-            return realistic(card, span_values(card, values, registry), registry)
+            needed = span_values(card, values, registry, _constraint_names(card))
+            return realistic(card, needed, registry)
         except DeckError:
             return False
 
@@ -204,17 +211,25 @@ def param_values(spec: ParamSpec) -> list[Any] | None:
 
 
 def span_values(
-    card: Card, values: Mapping[str, Any], registry: Registry | None
+    card: Card,
+    values: Mapping[str, Any],
+    registry: Registry | None,
+    names: Collection[str] | None = None,
 ) -> dict[str, Value]:
-    """What spans may show for these parameter values: constants, parameters, facts."""
+    """What spans may show for these parameter values: constants, parameters, facts (only
+    those ``names`` need, when given)."""
     out: dict[str, Value] = constant_values(registry)
     for spec in card.params:
         if spec.name in values:
             dim = units.unit_dim(spec.unit) if spec.unit else None
             out[spec.name] = Value(values[spec.name], dim if dim else units.Dim.COUNT)
     if registry is not None and card.verify:
-        out.update(evaluate_facts(card, values, registry))
+        out.update(evaluate_facts(card, values, registry, names))
     return out
+
+
+def _constraint_names(card: Card) -> set[str]:
+    return set().union(*(c.names for c in card.constraints))
 
 
 def _default_text(value: Value) -> str:

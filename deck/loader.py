@@ -91,6 +91,18 @@ VARIABLE_KEYS = ("range", "integer", "meaning")
 CARD_FILE_SUFFIXES = (".yaml", ".yml")
 
 
+def _fact_names(m: LMap) -> set[str]:
+    """The names of a card's instance facts (named claims without a sweep), read ahead."""
+    raw = m.get("verify")
+    if not isinstance(raw, LList):
+        return set()
+    return {
+        c["name"]
+        for c in raw
+        if isinstance(c, LMap) and isinstance(c.get("name"), str) and "where" not in c
+    }
+
+
 def card_files(paths: Iterable[Path]) -> list[Path]:
     """Expand folders into their card files (recursively, sorted); keep files as given."""
     out: list[Path] = []
@@ -919,7 +931,7 @@ class _FileValidator:
         unit = self.unit(a, "answer.unit") or ""
         tolerance = self.tolerance(a, "answer.tolerance", Tolerance())
         strict = self.boolean(a, "strict_unit", "answer.strict_unit", False)
-        expect = self.answer_expect(a, params)
+        expect = self.answer_expect(a, params, _fact_names(m))
         sources = [k for k in ("run", "value", "expr") if k in a]
         if len(sources) != 1:
             self.report(
@@ -981,8 +993,12 @@ class _FileValidator:
             expr=expr, unit=unit, tolerance=tolerance, strict_unit=strict, location=loc
         )
 
-    def answer_expect(self, a: LMap, params: Sequence[ParamSpec]) -> str | None:
-        """``answer.expect``: the closed form the computed answer is held to."""
+    def answer_expect(
+        self, a: LMap, params: Sequence[ParamSpec], facts: Iterable[str] = ()
+    ) -> str | None:
+        """``answer.expect``: the closed form the computed answer is held to, over the
+        parameters, constants and the card's facts (each proven against its own closed form,
+        so a closed form built on them still ends in parameters and constants)."""
         if "expect" not in a:
             return None
         raw = a["expect"]
@@ -999,7 +1015,7 @@ class _FileValidator:
                 units.parse_quantity(text)
                 return text
             except units.UnitError:
-                known = {p.name for p in params} | self.constant_names
+                known = {p.name for p in params} | self.constant_names | set(facts)
                 if (
                     self.formula_vars(text, a.where("expect"), "answer.expect", known, params)
                     is None
@@ -1284,7 +1300,11 @@ class _FileValidator:
                 except units.UnitError:
                     if (
                         self.formula_vars(
-                            expect, c.where("expect"), f"{field}.expect", known, scope
+                            expect,
+                            c.where("expect"),
+                            f"{field}.expect",
+                            known if where else known | facts,  # may build on earlier facts
+                            scope,
                         )
                         is None
                     ):
@@ -1341,12 +1361,14 @@ def placeholder_variants(text: str, specs: Sequence[ParamSpec]) -> list[str]:
     their choices allow (at most 64 variants); ``[text]`` when it has none."""
     if "{" not in text:
         return [text]
+    from deck.facts import choice_name
+
     used = [p for p in specs if p.choices is not None and "{" + p.name + "}" in text]
     variants = [text]
     for spec in used:
         assert spec.choices is not None
         variants = [
-            v.replace("{" + spec.name + "}", str(choice))
+            v.replace("{" + spec.name + "}", choice_name(str(choice)))
             for v in variants
             for choice in spec.choices
         ][:64]

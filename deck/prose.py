@@ -118,6 +118,22 @@ def _mask(text: str, terms: Iterable[str]) -> str:
     return "".join(chars)
 
 
+def exempt_positions(text: str, terms: Iterable[str] = ()) -> frozenset[int]:
+    """Offsets of ``text`` that state no claim — code, URLs, citations, references, list
+    numbers, terms and names with digits (``ZeRO-3``, ``Llama-2-7B``) outside spans and
+    placeholders: what :func:`unproven` skips, and mutation testing leaves alone."""
+    full = _mask(text, terms)
+    chars = list(text.replace("{{", "  ").replace("}}", "  "))
+    for pattern in (SPAN, _PLACEHOLDER):
+        for m in pattern.finditer("".join(chars)):
+            _blank(chars, m.start(), m.end())
+    return frozenset(
+        i
+        for i, (c, f, s) in enumerate(zip(text, full, chars, strict=True))
+        if f == " " and s != " " and not c.isspace()
+    )
+
+
 def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
     """Every unproven number, formula and scaling claim of ``text``, in order."""
     if not text:
@@ -149,7 +165,8 @@ def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
 
 
 _FORMULA_CHARS = re.compile(r"[\w\u0370-\u03ff()·×−÷√⌈⌉⌊⌋^²³⁴⁵⁶⁷⁸⁹¹⁰ⁿ⁻/+*.₀-₉]")
-_PROSE_WORD = re.compile(r"[a-z]{2,}[.,;:!?]*|[A-Za-z][a-z]{2,}[.,;:!?]*")
+# A word of prose, possibly in Markdown emphasis ("**No, activations.**"): formulas stop there.
+_PROSE_WORD = re.compile(r"[*_]*(?:[a-z]{2,}|[A-Za-z][a-z]{2,})[.,;:!?]*[*_]*")
 _FIGURE = re.compile(r"[\d.,\s×⁰¹²³⁴⁵⁶⁷⁸⁹]+[A-Za-z%/µμ]*")
 
 

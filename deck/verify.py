@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import ChainMap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from deck.checking import CheckError, check_answer, resolve_value, solve
 from deck.constraints import MIN_INSTANCES
 from deck.errors import DeckError
-from deck.facts import constant_values
+from deck.facts import constant_values, evaluate_in
 from deck.failures import Failure
 from deck.instances import Instance, draw, instance_count, render_front, render_options, sweep
 from deck.model import Card, CardType, Claim, Collection
@@ -106,19 +107,17 @@ def check_claim(
     if comp is not None:
         fdef = registry.get(comp.run).field_(comp.field)
         dim = fdef.dimension if fdef else None
-    constants = {k: v.value for k, v in constant_values(registry).items()}
+    constants = constant_values(registry)
     for values, shown in sweep(claim.where):
         n += 1
-        env = {**constants, **values}
+        env = ChainMap(values, constants)  # hundreds of constants: looked up, not copied
         try:
             if comp is not None:
                 args = {k: resolve_value(v, values, shown) for k, v in comp.args}
                 actual = registry.call(comp.run, args)[comp.field]
             else:
-                from deck.formula import evaluate
-
                 assert claim.expr is not None
-                actual = evaluate(claim.expr, {k: v for k, v in env.items() if _number(v)})
+                actual = evaluate_in(claim.expr, env)
             expected = expected_value(claim, env, dim)
         except DeckError as exc:
             failures.append(
@@ -158,10 +157,6 @@ def _instance_space(card: Card, registry: Registry | None) -> list[Failure]:
             "computed, not remembered): add values or widen ranges"
         )
     return [Failure(card.id, card.location, "params", message, warning=card.unproven == "warn")]
-
-
-def _number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool)
 
 
 def check_instances(card: Card, registry: Registry | None, seeds: int) -> tuple[int, list[Failure]]:

@@ -81,6 +81,7 @@ def test_a_bare_g_byte_figure_is_refused(text: str) -> None:
         (7e9, units.Dim.COUNT, "short", "7B"),
         (8, units.Dim.COUNT, "GPUs", "8 GPUs"),
         (1, units.Dim.COUNT, "GPUs", "1 GPU"),
+        (6.5625, units.Dim.RATIO, "bits:4", "6.5625 bits"),  # the decimals asked for
         (14e9, units.Dim.BYTES, "both", "13.04 GiB (14.00 GB)"),
     ],
 )
@@ -138,6 +139,9 @@ def test_span_reading_never_fails_on_junk(text: str) -> None:
         ("See Section 4.2, Table 3, Eq. 5 and §3.1", []),
         ("(Rajbhandari et al. 2020), Thakur 2005, (2019)", []),
         ("{=w|GiB} and {~3.73 GiB=w} and {n} GPUs; {=a} × {=b}", []),
+        ("{=p|count} × ({=a|B} + {=b|B}) per GPU", []),  # brackets join proven values too
+        ("**Not even before activations.** {=p|count} × {=a|B}", []),  # emphasis is prose
+        ("{=p|count} × ({=a|B} + 4 B)", [(Kind.FORMULA, "× ({=a|B} + 4 B)")]),
     ],
 )
 def test_unproven_scan(text: str, found: list[tuple[Kind, str]]) -> None:
@@ -319,6 +323,156 @@ def test_a_typed_figure_lets_its_mutations_survive(tmp_path: Path) -> None:
     assert ("3.73", "7.46") in survived and report.score < 1.0
 
 
+# ----------------------------------------------------------------------------- text parameters
+
+
+BY_DTYPE = """\
+cards:
+  - id: by-dtype
+    type: numeric
+    front: "{=p|short} parameters in {dtype}?"
+    params:
+      b: [1, 7, 13, 70]
+      p: {formula: "b * 1e9", unit: params}
+      dtype: [fp32, fp16, bf16, int8, int4]
+    answer:
+      run: memory.weights
+      args: {params: "{p}", dtype: "{dtype}"}
+      field: weights_bytes
+      unit: GB
+      expect: "p * {dtype}_bytes"
+    verify:
+      - name: usable
+        run: memory.gpu
+        args: {gpu: "{gpu}"}
+        field: reported_bytes
+        expect: "{gpu}_reported"
+    back: "{answer}; a {gpu} reports {=usable|MiB}"
+"""
+
+
+def test_a_closed_form_picks_the_constant_of_a_drawn_text_parameter() -> None:
+    text = BY_DTYPE.replace("      dtype:", "      gpu: [t4, h100-80gb, mi300x]\n      dtype:")
+    report = run_checks(_load(text), REGISTRY, seeds=8)
+    assert report.ok, [f.format() for f in report.failures]
+    wrong = text.replace('"p * {dtype}_bytes"', '"p * {dtype}_bytes * 2"')
+    messages = [f.message for f in run_checks(_load(wrong), REGISTRY, seeds=8).errors]
+    assert any("closed form (answer.expect) disagree" in m for m in messages)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("int4]", "q4_k]"), "unknown name(s) q4_k_bytes"),  # a choice with no constant
+        (('"p * {dtype}_bytes"', '"p * {b}_bytes"'), "bad expression"),  # b is a number
+        (('"{gpu}_reported"', '"{gpus}_reported"'), "bad expression"),  # no such parameter
+    ],
+)
+def test_a_closed_form_over_text_parameters_is_read_for_every_choice(
+    edit: tuple[str, str], message: str
+) -> None:
+    text = BY_DTYPE.replace("      dtype:", "      gpu: [t4, l4]\n      dtype:")
+    _, problems = load_text(text.replace(*edit), "t.yaml", REGISTRY)
+    assert any(message in p.message for p in problems), [p.format() for p in problems]
+
+
+BUILT_ON_FACTS = """\
+cards:
+  - id: states-on-facts
+    type: numeric
+    front: "Model states of Llama-2-7B under ZeRO-3 on {n} GPUs?"
+    params:
+      n: {range: [2, 64]}
+    verify:
+      - name: psi
+        run: memory.model_params
+        args: {model: llama-2-7b}
+        field: parameters
+        expect: "2*32000*4096 + 32*(4*4096^2 + 3*4096*11008 + 2*4096) + 4096"
+    answer:
+      run: memory.training
+      args: {params: 6738415616, zero_stage: 3, gpus: "{n}"}
+      field: total
+      unit: GB
+      expect: "psi * adam_mixed_bytes_per_param / n"
+    back: "{answer}"
+"""
+
+
+def test_a_closed_form_may_build_on_proven_facts() -> None:
+    report = run_checks(_load(BUILT_ON_FACTS), REGISTRY, seeds=3)
+    assert report.ok, [f.format() for f in report.failures]
+    # The fact under the closed form is itself held to its own: a wrong one fails there.
+    wrong = BUILT_ON_FACTS.replace("3*4096*11008", "2*4096*11008")
+    messages = [f.message for f in run_checks(_load(wrong), REGISTRY, seeds=1).errors]
+    assert any("the run and its closed form disagree" in m for m in messages)
+    # Only the card's facts: an unknown name is a load problem.
+    _, problems = load_text(BUILT_ON_FACTS.replace("psi *", "psj *"), "t.yaml", REGISTRY)
+    assert any("unknown name(s) psj" in p.message for p in problems)
+
+
+FORMULA_ON_CONSTANTS = """\
+cards:
+  - id: distributed-optimizer
+    type: basic
+    front: "Bytes per parameter with the distributed optimizer over d GPUs?"
+    back: "{~6 + 12/d=dist}"
+    verify:
+      - name: dist
+        run: memory.training
+        args: {params: 1, zero_stage: 1, gpus: "{d}", grad_bytes: 4}
+        field: total
+        expect: "bf16_bytes + fp32_bytes + adam_optimizer_bytes_per_param / d"
+        where: {d: [1, 2, 8, 64]}
+"""
+
+
+def test_a_formula_checked_against_a_fact_whose_closed_form_uses_constants() -> None:
+    report = run_checks(_load(FORMULA_ON_CONSTANTS), REGISTRY, seeds=1)
+    assert report.ok, [f.format() for f in report.failures]
+    wrong = FORMULA_ON_CONSTANTS.replace("{~6 + 12/d=dist}", "{~6 + 24/d=dist}")
+    messages = [f.message for f in run_checks(_load(wrong), REGISTRY, seeds=1).errors]
+    assert any("figure '6 + 24/d'" in m for m in messages), messages
+
+
+def test_mutations_leave_the_names_the_unproven_scan_exempts() -> None:
+    text = "ZeRO-3 on Llama-2-7B (Rajbhandari et al. 2020), `N-1`: {~3.73 GiB=w} and N-1 steps"
+    edits = {(kind, text[a:b]) for kind, a, b, _ in text_edits(text, prose=True)}
+    assert edits == {
+        ("number ×2", "3.73"),
+        ("number ÷2", "3.73"),
+        ("GB ↔ GiB", " GiB"),
+        ("number ×2", "1"),
+        ("number ÷2", "1"),
+        ("N−1 → N", "N-1"),
+    }
+    assert ("number ×2", "3") in {(k, text[a:b]) for k, a, b, _ in text_edits(text)}
+
+
+SWEPT_NAMES = """\
+cards:
+  - id: layer-activations
+    type: basic
+    front: "Activations of one GPT layer?"
+    back: "{~34·sbh + 5·a·s²·b=none} per layer"
+    verify:
+      - name: none
+        run: memory.activations
+        args: {hidden: "{h}", heads: "{a}", layers: 1, seq_len: "{s}", micro_batch: "{b}"}
+        field: per_layer_bytes
+        expect: "sbh*(34 + 5*a*s/h)"
+        where: {s: [512, 4096], b: [1, 4], h: [4096, 12288], a: [32, 96], sbh: {formula: "s*b*h"}}
+"""
+
+
+def test_a_written_formula_may_use_every_name_of_the_facts_sweep() -> None:
+    report = run_checks(_load(SWEPT_NAMES), REGISTRY, seeds=1)
+    assert report.ok, [f.format() for f in report.failures]
+    for wrong in ("{~34·sbh + 5·a·s²·b·b=none}", "{~34·sbh + 5·a·s²·x=none}"):
+        text = SWEPT_NAMES.replace("{~34·sbh + 5·a·s²·b=none}", wrong)
+        assert not run_checks(_load(text), REGISTRY, seeds=1).ok, wrong
+
+
 # ----------------------------------------------------------------------------- typeset formulas
 
 _TREE_CARD = """\
@@ -406,13 +560,3 @@ def test_a_text_parameter_names_a_constant_anywhere_in_an_expect() -> None:
     assert report.ok, [f.format() for f in report.errors]
     wrong = _load(_PROTO_CARD.replace("2*(g-1)*nccl_nvlink", "(g-1)*nccl_nvlink"))
     assert not run_checks(wrong, REGISTRY, seeds=4).ok
-
-
-def test_a_closed_form_reads_only_the_names_it_uses() -> None:
-    """Every declared constant is in a card's environment; evaluating a formula looks up
-    only its own variables (Values unwrapped, text skipped) instead of the whole table."""
-    from deck.facts import Value, evaluate_in, numeric_env
-
-    env = {"a": Value(2.0), "b": 3, "t": Value("ring"), **{f"c{i}": float(i) for i in range(500)}}
-    assert numeric_env(env, ["a", "t", "missing"]) == {"a": 2.0}
-    assert evaluate_in("a*b + c7", env) == 13.0
