@@ -18,7 +18,8 @@ The language
 * Functions (need parentheses): ``log2 log10 ln log sqrt exp min max abs ceil floor``.
   ``log(x)`` is the natural logarithm and ``log(x, b)`` the logarithm to base ``b``.
   Typeset forms: ``⌈x⌉`` is ``ceil(x)``, ``⌊x⌋`` is ``floor(x)``, and ``log₂``/``log₁₀``
-  are ``log2``/``log10``, which also take a bare operand: ``log₂N·S`` is ``log2(N)*S``.
+  are ``log2``/``log10``, which also take a bare operand: ``log₂N·S`` is ``log2(N)*S``;
+  ``ceiling(x)`` (sympy's spelling) is ``ceil(x)``.
 * Constants: ``pi`` (also ``π``) and ``e``; these names are never variables.
 
 Precedence, loosest first: ``+ -``; ``* /`` and implicit multiplication (same level, left to
@@ -107,7 +108,7 @@ _FUNCTIONS: dict[str, _Function] = {
         _Function("floor", 1, 1, lambda x: float(math.floor(x))),
     )
 }
-_FUNCTION_ALIASES = {"log_2": "log2", "log_10": "log10"}
+_FUNCTION_ALIASES = {"log_2": "log2", "log_10": "log10", "ceiling": "ceil"}
 # Names people will try that we deliberately do not offer: a clear error beats "sin*x".
 _UNSUPPORTED = frozenset(
     {

@@ -517,6 +517,7 @@ def test_ceil_floor_and_log2_are_written_as_typeset(figure: str, holds: bool) ->
         ("log₂(N − 1)", "log2(N - 1)"),
         ("log₁₀ x", "log10(x)"),
         ("⌊N/2⌋", "floor(N/2)"),
+        ("ceiling(log(N)/log(2))", "ceil(log(N)/log(2))"),  # sympy's spelling
         ("⌈x)", "missing '⌉' for the '⌈'"),
         ("(x⌋", "missing ')' for the '('"),
         ("log₂", "unexpected end of formula"),
