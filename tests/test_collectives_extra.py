@@ -1,6 +1,6 @@
 """The extra collective executables against their closed forms: Bruck (Bruck et al. 1997),
 the pipelined chain broadcast, in-network reduction, gradient compression, nccl-tests'
-bandwidths and stragglers (quizcoll/executables/collectives_extra.py)."""
+bandwidths and stragglers (quizcoll/executables/collectives_extra.py, collectives_practice.py)."""
 
 from __future__ import annotations
 

@@ -28,6 +28,7 @@ MODULES: tuple[str, ...] = (
     "numerics",
     "nccl",
     "collectives_extra",
+    "collectives_practice",
     "mistakes",
     "constants",
 )
