@@ -18,7 +18,8 @@ The language
 * Functions (need parentheses): ``log2 log10 ln log sqrt exp min max abs ceil floor``
   (``ceiling`` is read as ``ceil``, as sympy and spreadsheets write it).
   ``log(x)`` is the natural logarithm and ``log(x, b)`` the logarithm to base ``b``.
-  As printed in papers: ``log₂`` is ``log2``, and may take one operand without parentheses
+  As printed in papers: ``log₂`` and ``log₁₀`` are ``log2`` and ``log10``, and may take one
+  operand without parentheses
   (``log₂N·S`` is ``log2(N)*S``, ``log₂N²`` is ``log2(N^2)``); ``⌈x⌉`` is ``ceil(x)`` and
   ``⌊x⌋`` is ``floor(x)``.
 * Constants: ``pi`` (also ``π``) and ``e``; these names are never variables.
@@ -109,7 +110,13 @@ _FUNCTIONS: dict[str, _Function] = {
         _Function("floor", 1, 1, lambda x: float(math.floor(x))),
     )
 }
-_FUNCTION_ALIASES = {"log_2": "log2", "log_10": "log10", "log₂": "log2", "ceiling": "ceil"}
+_FUNCTION_ALIASES = {
+    "log_2": "log2",
+    "log_10": "log10",
+    "log₂": "log2",
+    "log₁₀": "log10",
+    "ceiling": "ceil",
+}
 # Names people will try that we deliberately do not offer: a clear error beats "sin*x".
 _UNSUPPORTED = frozenset(
     {
@@ -526,8 +533,11 @@ def _tokenize(text: str) -> list[_Token]:
             end = i + 1
             while end < n and (text[end].isalpha() or text[end] in _DIGITS or text[end] == "_"):
                 end += 1
-            if end < n and text[end] == "₂" and text[i:end].lower() == "log":
-                end += 1  # log₂, as papers print the binary logarithm
+            if text[i:end].lower() == "log":  # log₂ and log₁₀, as papers print them
+                for sub in ("₁₀", "₂"):
+                    if text.startswith(sub, end):
+                        end += len(sub)
+                        break
             tokens.append(_Token(_NAME, text[i:end], column))
             i = end
         elif ch in _SUPERSCRIPTS:
@@ -697,7 +707,7 @@ class _Parser:
         function = _FUNCTIONS.get(function_name)
         if function is not None:
             opening = self.peek
-            if text.lower() == "log₂" and opening.kind in (_NAME, _NUM):
+            if text.lower() in ("log₂", "log₁₀") and opening.kind in (_NAME, _NUM):
                 self.enter(token)  # log₂N: one operand, as printed
                 operand = self.postfix()
                 self.depth -= 1

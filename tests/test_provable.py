@@ -649,3 +649,93 @@ def test_parallel_checking_reports_what_serial_checking_does() -> None:
     parallel = run_checks(cards, REGISTRY, seeds=2, jobs=2, on_card=lambda i, n, c: seen.append(i))
     assert parallel == serial and not parallel.ok
     assert sorted(seen) == list(range(len(cards.cards)))
+
+
+# ----------------------------------------------------------------------------- typeset formulas
+
+_TREE_CARD = """\
+deck: t
+cards:
+  - id: tree-steps
+    type: basic
+    front: How many rounds does the tree take?
+    back: "{~FIGURE=steps}"
+    verify:
+      - name: steps
+        run: collectives.all_reduce
+        args: {algorithm: double_binary_tree, ranks: "{N}", size: 64MiB}
+        field: steps
+        expect: "2*ceil(log2(N))"
+        where: {N: {range: [2, 33]}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("figure", "holds"),
+    [
+        ("2·⌈log₂N⌉", True),
+        ("2⌈log₂N⌉", True),
+        ("2·(⌊log₂(N−1)⌋ + 1)", True),  # the same depth, written as NCCL builds it
+        ("2·⌊log₂N⌋", False),  # a balanced tree's depth: differs at N = 5
+        ("2·log₂N", False),  # right only at powers of two
+    ],
+)
+def test_ceil_floor_and_log2_are_written_as_typeset(figure: str, holds: bool) -> None:
+    """⌈x⌉, ⌊x⌋ and log₂N are formula text (the scan flags them), so a checked span must be
+    able to read them: they mean ceil(x), floor(x) and log2(N)."""
+    report = run_checks(_load(_TREE_CARD.replace("FIGURE", figure)), REGISTRY, seeds=1)
+    assert report.ok is holds, [f.format() for f in report.errors]
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("⌈log₂N⌉", "ceil(log2(N))"),
+        ("log₂N·S", "log2(N)*S"),
+        ("log₂(N − 1)", "log2(N - 1)"),
+        ("log₁₀ x", "log10(x)"),
+        ("⌊N/2⌋", "floor(N/2)"),
+        ("ceiling(log(N)/log(2))", "ceil(log(N)/log(2))"),  # sympy's spelling
+        ("⌈x)", "unexpected ')' at column 3: '⌈' is open"),
+        ("(x⌋", "unexpected '⌋' at column 3: '(' is open"),
+        ("log₂", "function 'log₂' at column 1 needs parentheses"),
+    ],
+)
+def test_typeset_formula_text_parses_or_says_why(text: str, read: str) -> None:
+    from deck.formula import FormulaError, parse
+
+    try:
+        shown = str(parse(text))
+    except FormulaError as exc:
+        shown = str(exc)
+    assert read in shown
+
+
+_PROTO_CARD = """\
+deck: t
+cards:
+  - id: proto-latency
+    type: numeric
+    front: "Ring latency with {proto} on {g} H100s?"
+    params:
+      proto: [LL, LL128, Simple]
+      g: {range: [2, 8]}
+    answer:
+      run: nccl.time
+      args: {collective: all_reduce, size: 4KiB, gpus_per_node: "{g}", algorithm: Ring, protocol: "{proto}"}
+      field: latency_s
+      unit: us
+      expect: "nccl_base_ring_{proto} + 2*(g-1)*nccl_nvlink_ring_{proto}"
+    back: "{answer}"
+"""
+
+
+def test_a_text_parameter_names_a_constant_anywhere_in_an_expect() -> None:
+    """The loader accepts ``nccl_base_ring_{proto}`` (a placeholder after ``_``); check
+    must fill it the same way, not read it as a LaTeX subscript."""
+    collection = _load(_PROTO_CARD)
+    assert not collection.problems
+    report = run_checks(collection, REGISTRY, seeds=4)
+    assert report.ok, [f.format() for f in report.errors]
+    wrong = _load(_PROTO_CARD.replace("2*(g-1)*nccl_nvlink", "(g-1)*nccl_nvlink"))
+    assert not run_checks(wrong, REGISTRY, seeds=4).ok

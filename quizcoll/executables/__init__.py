@@ -31,6 +31,8 @@ MODULES: tuple[str, ...] = (
     "nccl",
     "hardware",
     "inference",
+    "collectives_extra",
+    "collectives_practice",
     "mistakes",
     "constants",
 )

@@ -158,6 +158,11 @@ _STEP_FORMS: dict[tuple[str, str], str] = {
 }
 
 
+def _form_holds(key: tuple[str, str], n: int) -> bool:
+    """The log2(N) step forms hold for powers of two; MPICH's fold adds two steps otherwise."""
+    return "log2(N)" not in _STEP_FORMS[key] or n & (n - 1) == 0
+
+
 def explain_cost(args: Mapping[str, Any], result: Mapping[str, Any]) -> str:
     n = int(result["ranks"])
     key = (result["collective"], result["algorithm"])
@@ -167,7 +172,7 @@ def explain_cost(args: Mapping[str, Any], result: Mapping[str, Any]) -> str:
         f"S = {format_bytes(s)} (nccl-tests message size).",
         "",
         f"- Rounds: **{result['steps']}**"
-        + (f" = {_STEP_FORMS[key]}" if key in _STEP_FORMS else "")
+        + (f" = {_STEP_FORMS[key]}" if key in _STEP_FORMS and _form_holds(key, n) else "")
         + ".",
     ]
     closed = _CLOSED_FORMS.get(key)
