@@ -28,6 +28,7 @@ from quizcoll.cli.common import (
     print_json,
 )
 from quizcoll.cli.sim_backend import measured_lines, real_run
+from quizcoll.executables.collectives import COLLECTIVES  # light: no numpy
 
 TRACE_MAX_RANKS = 16
 BACKENDS = ("sim", "gloo", "nccl")  # quizcoll.collectives.backends.BACKENDS
@@ -51,16 +52,6 @@ TOPOLOGY_FLAGS = (
     ("--inter-bandwidth", "inter_bandwidth"),
 )
 FLAT_LINK_FLAGS = (("--link", "link"), ("--latency", "latency"), ("--bandwidth", "bandwidth"))
-COLLECTIVES = (
-    "broadcast",
-    "scatter",
-    "gather",
-    "reduce",
-    "all_reduce",
-    "all_gather",
-    "reduce_scatter",
-    "all_to_all",
-)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -13,17 +13,8 @@ from typing import Any
 
 from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
 from quizcoll.executables import refusals_as_argument_errors
+from quizcoll.executables.collectives import COLLECTIVES
 
-COLLECTIVES = (
-    "broadcast",
-    "scatter",
-    "gather",
-    "reduce",
-    "all_reduce",
-    "all_gather",
-    "reduce_scatter",
-    "all_to_all",
-)
 DIRECTIONS = ("any", "one-to-many", "many-to-one", "many-to-many")
 RESULTS = ("any", "the root only", "the same on every rank", "a different piece on each rank")
 YES_NO_ANY = ("any", "yes", "no")
