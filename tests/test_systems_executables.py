@@ -73,6 +73,10 @@ CALLS = {
     "finetune.qlora": {"params": "65B"},
     "finetune.offload": {"params": "7B", "bandwidth": "25GB/s"},
     "allocator.block": {"bytes": "3MiB"},
+    "allocator.requests": {"bytes": "1.5MiB", "count": 100},
+    "training.pass_flops": {"model": "llama-3-8b", "context": 8192},
+    "training.run_mfu": {"tokens": 2e12, "gpu_hours": 184320, "model": "llama-2-7b"},
+    "precision.layout": {"exponent_bits": 4, "mantissa_bits": 3, "specials": "nan-only"},
 }
 
 

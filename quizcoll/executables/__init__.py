@@ -26,6 +26,7 @@ MODULES: tuple[str, ...] = (
     "parallel",
     "layout",
     "numerics",
+    "estimates",
     "nccl",
     "mistakes",
     "constants",
