@@ -22,12 +22,6 @@ def placeholders(text: str) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in PLACEHOLDER.finditer(stripped)))
 
 
-def as_name(value: str) -> str:
-    """A text value as it reads inside a name of a formula: ``h100-80gb`` → ``h100_80gb``
-    (``{gpu}_dense_bf16`` names the constant ``h100_80gb_dense_bf16``)."""
-    return re.sub(r"[^\w\u0370-\u03ff]", "_", value)
-
-
 def fill(text: str, values: Mapping[str, str] | Callable[[str], str | None]) -> str:
     """Replace each placeholder by its value (names without a value are left as written)."""
     if "{" not in text and "}}" not in text:

@@ -238,31 +238,6 @@ def test_typed_and_unchecked_answers_are_unproven() -> None:
     assert any("no independent closed form" in m for m in messages)
 
 
-NAMED_BY_A_KEY = """\
-cards:
-  - id: usable-by-gpu
-    type: numeric
-    front: "{gpu} at {u}"
-    params:
-      gpu: [h100-80gb, a100-80gb, h200, b200, l40s, t4, mi300x, rtx-4090, a10, l4]
-      u: [0.5, 0.9]
-    answer:
-      run: memory.gpu
-      args: {gpu: "{gpu}", utilization: "{u}"}
-      field: usable_bytes
-      expect: "{gpu}_reported * u"
-"""
-
-
-def test_a_text_parameter_with_hyphens_names_a_constant_in_expect() -> None:
-    # h100-80gb cannot stand inside a name: it reads as h100_80gb, so {gpu}_reported
-    # names the constant h100_80gb_reported (and a wrong key is still a load problem).
-    report = run_checks(_load(NAMED_BY_A_KEY), REGISTRY, seeds=2)
-    assert report.ok, [f.format() for f in report.failures]
-    _, problems = load_text(NAMED_BY_A_KEY.replace("a100-80gb", "a100-81gb"), "t.yaml", REGISTRY)
-    assert any("a100_81gb_reported" in p.message for p in problems)
-
-
 # ----------------------------------------------------------------------------- constraints
 
 
