@@ -28,7 +28,7 @@ from deck.model import (
     Tolerance,
     Variable,
 )
-from deck.placeholders import placeholders
+from deck.placeholders import name_part, placeholders
 from deck.registry import ArgumentError, Registry, suggest
 from deck.spancheck import span_problems
 from deck.textpos import TextOrigin, origin_at
@@ -1346,7 +1346,7 @@ def placeholder_variants(text: str, specs: Sequence[ParamSpec]) -> list[str]:
     for spec in used:
         assert spec.choices is not None
         variants = [
-            v.replace("{" + spec.name + "}", str(choice))
+            v.replace("{" + spec.name + "}", name_part(str(choice)))
             for v in variants
             for choice in spec.choices
         ][:64]

@@ -14,6 +14,12 @@ _NAME = r"[A-Za-z_\u0370-\u03ff][\w\u0370-\u03ff]*"
 PLACEHOLDER = re.compile(r"(?<![A-Za-z}^_\\{])\{(" + _NAME + r"(?:\." + _NAME + r")?)\}(?!\})")
 
 
+def name_part(value: str) -> str:
+    """A text parameter's value as part of a name in a formula: ``h100-80gb`` → ``h100_80gb``,
+    so ``{gpu}_reported`` reads the constant ``h100_80gb_reported``."""
+    return re.sub(r"\W", "_", value.strip())
+
+
 def placeholders(text: str) -> list[str]:
     """Names of the placeholders in ``text``, in order, without duplicates."""
     if "{" not in text:

@@ -27,7 +27,7 @@ from deck.errors import DeckError
 from deck.facts import Value, fact_value, numeric_env
 from deck.failures import Failure
 from deck.model import Card, CardType, Claim, Location, Tolerance
-from deck.placeholders import fill
+from deck.placeholders import fill, name_part
 from deck.prose import Kind, unproven
 from deck.registry import Registry
 from deck.spancheck import dotted_to_flat
@@ -122,7 +122,8 @@ def expected_value(claim: Claim, env: Mapping[str, Any], dim: units.Dim | None) 
 
 def closed_form(expect: str, env: Mapping[str, Any]) -> float:
     """An ``expect`` in ``env``: a quantity, or a formula whose ``{param}`` placeholders name
-    a text parameter's value (``{link}_latency`` → ``nvlink_latency``)."""
+    a text parameter's value (``{link}_latency`` → ``nvlink_latency``, ``{gpu}_reported`` →
+    ``h100_80gb_reported``)."""
     try:
         return units.parse_quantity(expect).value
     except units.UnitError:
@@ -130,7 +131,7 @@ def closed_form(expect: str, env: Mapping[str, Any]) -> float:
 
         if "{" in expect:
             plain = {k: (v.value if isinstance(v, Value) else v) for k, v in env.items()}
-            expect = fill(expect, {k: str(v) for k, v in plain.items() if isinstance(v, str)})
+            expect = fill(expect, {k: name_part(v) for k, v in plain.items() if isinstance(v, str)})
         return evaluate(expect, numeric_env(env))
 
 

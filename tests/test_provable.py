@@ -282,6 +282,31 @@ def test_a_constraint_on_an_unknown_name_is_a_load_problem() -> None:
     assert any("unknown name(s) kv" in p.message for p in problems)
 
 
+CHOICE_NAMED = """\
+cards:
+  - id: reported-memory
+    type: numeric
+    front: "{gpu}"
+    params:
+      gpu: [h100-80gb, a100-80gb, h200]
+    answer:
+      run: memory.gpu
+      args: {gpu: "{gpu}"}
+      field: reported_bytes
+      unit: GiB
+      expect: "{gpu}_reported"
+"""
+
+
+def test_a_hyphenated_choice_names_its_constant() -> None:
+    """``{gpu}_reported`` with gpu = h100-80gb reads the constant ``h100_80gb_reported``."""
+    messages = [f.message for f in run_checks(_load(CHOICE_NAMED), REGISTRY, seeds=3).errors]
+    assert messages and all("distinct instance" in m for m in messages)  # 3 GPUs: too few
+    wrong = CHOICE_NAMED.replace('expect: "{gpu}_reported"', 'expect: "2*{gpu}_reported"')
+    messages = [f.message for f in run_checks(_load(wrong), REGISTRY, seeds=3).errors]
+    assert any("closed form" in m for m in messages)
+
+
 # ----------------------------------------------------------------------------- mutations
 
 
