@@ -195,6 +195,8 @@ def test_the_fixture_is_proven_and_fully_covered() -> None:
         ('formula: "2*(N-1)/N*S"', 'formula: "2*N/(N+1)*S"', "collectives.cost.max_bytes_sent"),
         ("memory do {=p|short} parameters", "memory do 1B parameters", "unproven number '1B'"),
         ("grows {~linearly=kvg} with", "grows linearly with", "unproven scaling claim"),
+        # A distractor that cannot be evaluated is not proven wrong (formula facts are no numbers).
+        ("{~N·S!=rs}", "{~N·S!=rs - steps}", "figure 'N·S' cannot be checked"),
     ],
 )
 def test_a_wrong_figure_fails_check_at_its_line(old: str, new: str, message: str) -> None:
