@@ -78,6 +78,9 @@ def test_a_bare_g_byte_figure_is_refused(text: str) -> None:
         (16384, units.Dim.COUNT, "count", "16,384"),
         (2**30, units.Dim.BYTES, "pow2", "2³⁰"),
         (1e9, units.Dim.COUNT, "pow10", "10⁹"),
+        (8.4e22, units.Dim.COUNT, "sci", "8.40×10²²"),
+        (9.996e17, units.Dim.COUNT, "sci", "1.00×10¹⁸"),
+        (2.5e-8, units.Dim.RATIO, "sci:1", "2.5×10⁻⁸"),
         (7e9, units.Dim.COUNT, "short", "7B"),
         (8, units.Dim.COUNT, "GPUs", "8 GPUs"),
         (1, units.Dim.COUNT, "GPUs", "1 GPU"),
@@ -86,6 +89,12 @@ def test_a_bare_g_byte_figure_is_refused(text: str) -> None:
 )
 def test_formats(value: float, dim: units.Dim, fmt: str, shown: str) -> None:
     assert format_value(value, dim, parse_format(fmt)) == shown
+
+
+@given(st.floats(min_value=1e-30, max_value=1e30), st.integers(0, 4))
+def test_scientific_figures_read_back_within_their_precision(x: float, decimals: int) -> None:
+    shown = format_value(x, units.Dim.COUNT, parse_format(f"sci:{decimals}"))
+    assert parse_number_literal(shown).matches(x), shown
 
 
 def test_spans_are_found_and_escapes_respected() -> None:
