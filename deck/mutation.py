@@ -103,9 +103,15 @@ def _format_number(value: float, like: str) -> str:
     return f"{value:.{max(decimals, 1)}f}"
 
 
-def text_edits(text: str) -> Iterator[tuple[str, int, int, str]]:
-    """(kind, start, end, replacement) for every single edit of a value's source text."""
+def text_edits(text: str, prose: bool = False) -> Iterator[tuple[str, int, int, str]]:
+    """(kind, start, end, replacement) for every single edit of a value's source text. In
+    ``prose`` (card text) the digits of names, list numbering and citations are not
+    quantities: editing ``Llama-2-7B`` to ``Llama-4-7B`` states no wrong number."""
     protected = _protected(text)
+    if prose:
+        from deck.prose import exempt_ranges
+
+        protected += exempt_ranges(text)
     for m in _NUMBER.finditer(text):
         if not _free(m.start(), protected):
             continue
@@ -129,11 +135,13 @@ def text_edits(text: str) -> Iterator[tuple[str, int, int, str]]:
             yield "GB ↔ GiB", m.start(), m.end(), swapped
 
 
-def _scalar_edits(node: yaml.Node, source: str) -> Iterator[tuple[str, int, int, str]]:
+def _scalar_edits(
+    node: yaml.Node, source: str, prose: bool = False
+) -> Iterator[tuple[str, int, int, str]]:
     if not isinstance(node, yaml.ScalarNode):
         return
     start, end = node.start_mark.index, node.end_mark.index
-    for kind, a, b, new in text_edits(source[start:end]):
+    for kind, a, b, new in text_edits(source[start:end], prose):
         yield kind, start + a, start + b, new
 
 
@@ -157,12 +165,12 @@ def card_mutations(
 
     for key in TEXT_KEYS:
         if key in keys:
-            for edit in _scalar_edits(keys[key], source):
+            for edit in _scalar_edits(keys[key], source, prose=True):
                 yield emit(*edit)
     options = keys.get("options")
     if isinstance(options, yaml.SequenceNode):
         for item in options.value:
-            for edit in _scalar_edits(item, source):
+            for edit in _scalar_edits(item, source, prose=True):
                 yield emit(*edit)
         correct = keys.get("correct")
         n = len(options.value)
@@ -180,7 +188,7 @@ def card_mutations(
             yield from _computation_mutations(_mapping(claim), source, emit, registry)
             for key in ("claim",):
                 if key in _mapping(claim):
-                    for edit in _scalar_edits(_mapping(claim)[key], source):
+                    for edit in _scalar_edits(_mapping(claim)[key], source, prose=True):
                         yield emit(*edit)
 
 

@@ -118,6 +118,30 @@ def _mask(text: str, terms: Iterable[str]) -> str:
     return "".join(chars)
 
 
+def exempt_ranges(text: str, terms: Iterable[str] = ()) -> list[tuple[int, int]]:
+    """Where ``text`` holds digits that are not quantities — names (``Llama-2-7B``), list
+    numbering, citations, section references, code, URLs — outside spans and placeholders."""
+    chars = list(text.replace("{{", "  ").replace("}}", "  "))
+    for m in SPAN.finditer("".join(chars)):
+        _blank(chars, m.start(), m.end())
+    for m in _PLACEHOLDER.finditer("".join(chars)):
+        _blank(chars, m.start(), m.end())
+    outside = "".join(chars)
+    masked = _mask(outside, terms)
+    out: list[tuple[int, int]] = []
+    start = None
+    for i, (a, b) in enumerate(zip(outside, masked, strict=True)):
+        blanked = a != b
+        if blanked and start is None:
+            start = i
+        elif not blanked and start is not None:
+            out.append((start, i))
+            start = None
+    if start is not None:
+        out.append((start, len(outside)))
+    return out
+
+
 def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
     """Every unproven number, formula and scaling claim of ``text``, in order."""
     if not text:

@@ -335,6 +335,16 @@ def test_mutation_kinds(text: str, kinds: set[str]) -> None:
     assert {kind for kind, *_ in text_edits(text)} == kinds
 
 
+def test_prose_mutations_leave_names_lists_and_citations_alone() -> None:
+    text = "1. Llama-2-7B on {n} GPUs (Kaplan et al. 2020): {~3.73 GiB=w}, not 4 GB\n2. ZeRO-3"
+    numbers = sorted(
+        text[a:b] for kind, a, b, _ in text_edits(text, prose=True) if "number" in kind
+    )
+    assert numbers == ["3.73", "3.73", "4", "4"]  # ×2 and ÷2 of the two quantities only
+    everything = [text[a:b] for kind, a, b, _ in text_edits(text) if "number" in kind]
+    assert "2" in everything and "2020" in everything  # outside prose every number is a value
+
+
 def test_every_mutation_of_the_fixture_is_caught() -> None:
     report = run_mutations([FIXTURE], REGISTRY, seeds=2)
     assert report.total >= 60
