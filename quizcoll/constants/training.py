@@ -75,6 +75,7 @@ def _model_constants() -> tuple[Constant, ...]:
             ("kv_heads", cfg.num_kv_heads, f"{where}: num_key_value_heads"),
             ("head_dim", cfg.head_dim, f"{where}: head_dim (hidden_size / heads if absent)"),
             ("intermediate", cfg.intermediate_size, f"{where}: intermediate_size"),
+            ("vocab", cfg.vocab_size, f"{where}: vocab_size"),
         ]
         if cfg.max_position_embeddings:
             figures.append(
@@ -178,6 +179,13 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("llama2_70b_gpu_hours", 1720320, Dim.COUNT, f"{_LLAMA2}: Llama 2 70B"),
     Constant("llama2_batch_tokens", 4e6, Dim.COUNT, f"{_LLAMA2}: a global batch of 4M tokens"),
     Constant("llama3_tokens", 15e12, Dim.COUNT, f"{_LLAMA3}: over 15T pretraining tokens"),
+    Constant(
+        "qlora_gpu_bytes",
+        48e9,
+        Dim.BYTES,
+        "Dettmers et al. 2023 (QLoRA), abstract: a 65B model fine-tuned on a single 48GB GPU",
+        "GB",
+    ),
     # Dynamic loss scaling and FP8 delayed scaling defaults.
     Constant("gradscaler_init_scale", 65536.0, Dim.COUNT, f"{_GRADSCALER}: init_scale 2^16"),
     Constant("gradscaler_growth_factor", 2.0, Dim.COUNT, f"{_GRADSCALER}: growth_factor 2.0"),
