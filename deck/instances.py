@@ -25,7 +25,7 @@ from deck.constraints import (
     satisfied,
 )
 from deck.errors import DeckError
-from deck.facts import Value, constant_values, evaluate_facts
+from deck.facts import Value, constant_values, evaluate_facts, names_in
 from deck.model import Card, CardType, ParamSpec
 from deck.placeholders import fill
 from deck.registry import Registry
@@ -144,8 +144,9 @@ def draw(card: Card, seed: int, registry: Registry | None = None) -> Instance:
         if card.shuffle:
             rng.shuffle(idx)
         order = tuple(idx)
+    named = card.facts()  # once: facts also holds every constant, hundreds of them
     for name, value in facts.items():
-        if name not in shown and name in card.facts():
+        if name not in shown and name in named:
             shown[name] = _default_text(value)
     return Instance(card.id, seed, values, shown, order, facts)
 
@@ -155,7 +156,8 @@ def realistic(card: Card, facts: Mapping[str, Value], registry: Registry | None)
     are skipped when no registry computed facts)."""
     if not card.constraints:
         return True
-    env = {k: v.value for k, v in facts.items()}
+    used = names_in(*(c.text for c in card.constraints))
+    env = {k: v.value for k in used if (v := facts.get(k)) is not None}
     usable = tuple(c for c in card.constraints if registry is not None or c.names <= env.keys())
     return satisfied(usable, env)
 

@@ -24,10 +24,10 @@ from typing import Any
 
 from deck import units
 from deck.errors import DeckError
-from deck.facts import Value, fact_value, numeric_env
+from deck.facts import Value, fact_value, names_in, numeric_env
 from deck.failures import Failure
 from deck.model import Card, CardType, Claim, Location, Tolerance
-from deck.placeholders import fill, name_part
+from deck.placeholders import fill, name_part, placeholders
 from deck.prose import Kind, unproven
 from deck.registry import Registry
 from deck.spancheck import dotted_to_flat
@@ -130,9 +130,13 @@ def closed_form(expect: str, env: Mapping[str, Any]) -> float:
         from deck.formula import evaluate
 
         if "{" in expect:
-            plain = {k: (v.value if isinstance(v, Value) else v) for k, v in env.items()}
-            expect = fill(expect, {k: name_part(v) for k, v in plain.items() if isinstance(v, str)})
-        return evaluate(expect, numeric_env(env))
+            named = {
+                k: v.value if isinstance(v, Value) else v
+                for k in placeholders(expect)
+                if (v := env.get(k)) is not None
+            }
+            expect = fill(expect, {k: name_part(v) for k, v in named.items() if isinstance(v, str)})
+        return evaluate(expect, numeric_env(env, names_in(expect)))
 
 
 def agrees(actual: Any, expected: Any, tolerance: Tolerance) -> bool:
@@ -165,7 +169,7 @@ def check_facts(
         try:
             known = env.get(claim.name) if claim.name else None
             value = known if isinstance(known, Value) else fact_value(claim, env, registry)
-            expected = expected_value(claim, {k: v for k, v in env.items()}, value.dim)
+            expected = expected_value(claim, env, value.dim)  # read only: no copy
         except DeckError as exc:
             yield Failure(card.id, claim.location, what, f"{point}{exc}")
             continue
@@ -210,7 +214,7 @@ def check_figure(span: Span, env: Mapping[str, Value], samples: Mapping[str, Any
         if target is not None:
             actual, dim = float(target.value), target.dim
         else:
-            actual = evaluate(dotted_to_flat(span.expr), _flat_numbers(env))
+            actual = evaluate(dotted_to_flat(span.expr), _flat_numbers(env, span.expr))
             dim = None
         literal = parse_number_literal(span.literal, dim)
     except (FormulaError, SpanError, DeckError, TypeError, ValueError) as exc:
@@ -231,8 +235,9 @@ def check_figure(span: Span, env: Mapping[str, Value], samples: Mapping[str, Any
     return FigureCheck(span, literal.matches(actual), f"{span.literal!r} vs {span.expr} = {shown}")
 
 
-def _flat_numbers(env: Mapping[str, Value]) -> dict[str, float]:
-    return {dotted_to_flat(k): v for k, v in numeric_env(env).items()}
+def _flat_numbers(env: Mapping[str, Value], expr: str) -> dict[str, float]:
+    names = {n for n in env if "." in n} | names_in(expr)
+    return {dotted_to_flat(k): v for k, v in numeric_env(env, names).items()}
 
 
 def _word(text: str) -> str:
@@ -441,7 +446,7 @@ def claim_expect_value(claim: Claim, env: Mapping[str, Value]) -> Value:
     from deck.formula import evaluate
 
     try:
-        return Value(evaluate(claim.expect, numeric_env(env)), None)
+        return Value(evaluate(claim.expect, numeric_env(env, names_in(claim.expect))), None)
     except DeckError:
         return Value(claim.expect, units.Dim.TEXT, formula=claim.expect)
 

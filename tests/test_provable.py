@@ -363,3 +363,20 @@ def test_a_typed_figure_lets_its_mutations_survive(tmp_path: Path) -> None:
     report = run_mutations([path], REGISTRY, seeds=2)
     survived = {(m.before, m.after) for m in report.survivors}
     assert ("3.73", "7.46") in survived and report.score < 1.0
+
+
+def test_fact_environments_are_cut_to_the_names_a_formula_reads() -> None:
+    from deck.facts import Value, constant_values, names_in, numeric_env
+    from deck.registry import Constant, Registry
+
+    assert names_in("6*N*D/(n*{gpu}_peak_bf16*u)", "= gb * s") >= {"N", "D", "n", "u", "gb", "s"}
+    env = {"a": Value(2.0), "b": Value("text"), "c": 3, "flag": True}
+    assert numeric_env(env) == {"a": 2.0, "c": 3}
+    assert numeric_env(env, {"a", "b", "missing"}) == {"a": 2.0}
+    registry = Registry()
+    registry.add_constant(Constant("k1", 1.0, units.Dim.COUNT, "test"))
+    first = constant_values(registry)
+    first["scratch"] = Value(0)  # callers extend the dict: the cache must not see it
+    assert set(constant_values(registry)) == {"k1"}
+    registry.add_constant(Constant("k2", 2.0, units.Dim.COUNT, "test"))
+    assert set(constant_values(registry)) == {"k1", "k2"}  # a new constant is seen
