@@ -107,9 +107,9 @@ def resolve_value(value: Any, values: Mapping[str, Any], shown: Mapping[str, str
     if m and m.group(1) in values:
         return values[m.group(1)]
     if s.startswith("="):
-        from deck.formula import evaluate
+        from deck.facts import evaluate_in
 
-        result = evaluate(s[1:], {k: v for k, v in values.items() if isinstance(v, int | float)})
+        result = evaluate_in(s[1:], values)  # looks up only the names the expression uses
         return int(result) if float(result).is_integer() else result
     return fill(value, {k: str(v) for k, v in values.items()}) if "{" in value else value
 

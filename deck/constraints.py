@@ -88,13 +88,11 @@ def satisfied(constraints: tuple[Constraint, ...], env: Mapping[str, Any]) -> bo
     """Whether every constraint holds for the numeric values of ``env``."""
     if not constraints:
         return True
-    from deck.facts import names_in
-
-    used = names_in(*(c.text for c in constraints))
+    names = set().union(*(c.names for c in constraints))
     numbers = {
         k: float(v)
-        for k in used
-        if (v := env.get(k)) is not None and isinstance(v, int | float) and not isinstance(v, bool)
+        for k in names
+        if k in env and isinstance(v := env[k], int | float) and not isinstance(v, bool)
     }
     return all(c.holds(numbers) for c in constraints)
 

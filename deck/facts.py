@@ -12,16 +12,19 @@ Facts whose value cannot be computed raise :class:`FactError` (a card or executa
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
-from collections.abc import Mapping
+import weakref
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from deck import units
 from deck.errors import DeckError
 from deck.model import Card, Claim, Scaling
+from deck.placeholders import name_part
 from deck.registry import Registry
 
 SCALING_FACTOR = 2.0  # each step of a scaling sweep doubles the varied argument
@@ -42,52 +45,86 @@ class Value:
     formula: str | None = None  # a swept fact: its proven closed form
 
 
-_NAME = re.compile(r"[A-Za-z_\u0370-\u03ff][\w\u0370-\u03ff]*")
+def evaluate_in(text: str, env: Mapping[str, Any]) -> float:
+    """Evaluate formula ``text`` with the numbers ``env`` holds for the names it uses. Only
+    those names are looked up, so an env carrying every declared constant costs nothing."""
+    from deck.formula import parse
+
+    return parse(text).evaluate(numeric_env({k: env[k] for k in _names(text) if k in env}))
 
 
-def names_in(*texts: str) -> set[str]:
-    """Every name-like word of ``texts``: a superset of the names a formula or an argument
-    reads, so environments can be cut down to them (collections declare hundreds of
-    constants; copying them all for every fact is what made check slow)."""
-    return {m.group() for text in texts for m in _NAME.finditer(text)}
+@functools.lru_cache(maxsize=4096)
+def _names(text: str) -> frozenset[str]:
+    from deck.formula import parse
+
+    return frozenset(parse(text).variables)
 
 
-def numeric_env(values: Mapping[str, Any], names: set[str] | None = None) -> dict[str, float]:
-    """The entries of ``values`` a formula can read (numbers only), only ``names`` if given."""
+def numeric_env(values: Mapping[str, Any]) -> dict[str, float]:
+    """The entries of ``values`` a formula can read (numbers only)."""
     out: dict[str, float] = {}
-    items = values.items() if names is None else ((k, values[k]) for k in names if k in values)
-    for k, v in items:
+    for k, v in values.items():
         raw = v.value if isinstance(v, Value) else v
         if isinstance(raw, int | float) and not isinstance(raw, bool):
             out[k] = raw
     return out
 
 
-_CONSTANTS: dict[int, tuple[Registry, int, dict[str, Value]]] = {}
+# ``{name}`` of a text parameter inside a formula (``expect: "p * {dtype}_bytes"``).
+CHOICE_REF = re.compile(r"\{([A-Za-z_\u0370-\u03ff][\w\u0370-\u03ff]*)\}")
+
+
+def expand_choices(text: str, env: Mapping[str, Any]) -> str:
+    """``text`` (a formula) with each ``{name}`` of a text parameter replaced by its value as
+    a name part, so that ``{gpu}_reported`` reads ``h100_80gb_reported``: a closed form picks
+    the declared constant of the drawn choice."""
+    if "{" not in text:
+        return text
+
+    def sub(m: re.Match[str]) -> str:
+        value = env.get(m.group(1))
+        raw = value.value if isinstance(value, Value) else value
+        if not isinstance(raw, str):
+            raise FactError(f"{{{m.group(1)}}} in a formula must name a text parameter")
+        return name_part(raw)
+
+    return CHOICE_REF.sub(sub, text)
+
+
+# Per registry (constants are only ever added, so their number tells a stale entry).
+_CONSTANT_VALUES: weakref.WeakKeyDictionary[Registry, tuple[int, dict[str, Value]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def constant_values(registry: Registry | None) -> dict[str, Value]:
-    """The registry's constants as values (a fresh dict; built once per registry)."""
+    """The registry's constants as values (a fresh dict; built once per registry and size:
+    every draw asks for them, and there are hundreds)."""
     if registry is None:
         return {}
-    cached = _CONSTANTS.get(id(registry))
-    if cached is None or cached[0] is not registry or cached[1] != len(registry.constants):
-        built = {c.name: Value(c.value, c.dimension) for c in registry.constants.values()}
-        cached = (registry, len(registry.constants), built)
-        _CONSTANTS[id(registry)] = cached
-    return dict(cached[2])
+    constants = registry.constants
+    cached = _CONSTANT_VALUES.get(registry)
+    if cached is None or cached[0] != len(constants):
+        cached = (len(constants), {c.name: Value(c.value, c.dimension) for c in constants.values()})
+        _CONSTANT_VALUES[registry] = cached
+    return dict(cached[1])
 
 
 def evaluate_facts(
-    card: Card, params: Mapping[str, Any], registry: Registry | None
+    card: Card,
+    params: Mapping[str, Any],
+    registry: Registry | None,
+    names: Collection[str] | None = None,
 ) -> dict[str, Value]:
-    """Every fact of ``card`` for the parameter values ``params`` (base units), in order."""
+    """Every fact of ``card`` for the parameter values ``params`` (base units), in order; or
+    only the facts ``names`` need (what a constraint reads), with the derived facts' inputs."""
     out: dict[str, Value] = {}
     if registry is None:
         return out
+    wanted = None if names is None else _fact_closure(card, names)
     env: dict[str, Any] = {**constant_values(registry), **params}
     for claim in card.verify:
-        if not claim.name:
+        if not claim.name or (wanted is not None and claim.name not in wanted):
             continue
         try:
             value = fact_value(claim, env, registry)
@@ -98,15 +135,31 @@ def evaluate_facts(
     return out
 
 
+def _fact_closure(card: Card, names: Collection[str]) -> set[str]:
+    """``names`` and, through derived facts (``expr``), every fact they are computed from.
+    A fact that runs an executable needs only parameters: its arguments name no fact."""
+    from deck.formula import parse
+
+    by_name = {c.name: c for c in card.verify if c.name and not c.where}
+    wanted: set[str] = set()
+    todo = [n for n in names if n in by_name]
+    while todo:
+        name = todo.pop()
+        if name in wanted:
+            continue
+        wanted.add(name)
+        claim = by_name[name]
+        if claim.expr is not None:
+            todo += [v for v in parse(claim.expr).variables if v in by_name]
+    return wanted
+
+
 def fact_value(claim: Claim, env: Mapping[str, Any], registry: Registry) -> Value:
     """The value of one named claim in ``env`` (parameters, constants, earlier facts)."""
     if claim.where:
         return Value(claim.expect, units.Dim.TEXT, formula=claim.expect)
     if claim.expr is not None:
-        from deck.formula import evaluate
-
-        names = names_in(claim.expr)
-        return Value(evaluate(claim.expr, numeric_env(env, names)), _expect_dim(claim, registry))
+        return Value(evaluate_in(claim.expr, env), _expect_dim(claim, registry))
     comp = claim.computation
     assert comp is not None
     args = resolve_fact_args(claim, env)
@@ -121,12 +174,31 @@ def resolve_fact_args(claim: Claim, env: Mapping[str, Any]) -> dict[str, Any]:
     from deck.checking import resolve_value
 
     assert claim.computation is not None
-    used = names_in(*(v for _, v in claim.computation.args if isinstance(v, str)))
-    plain = {
-        k: (v.value if isinstance(v, Value) else v) for k in used if (v := env.get(k)) is not None
-    }
-    shown = {k: str(v) for k, v in plain.items()}
-    return {k: resolve_value(v, plain, shown) for k, v in claim.computation.args}
+    plain = _Plain(env)
+    return {k: resolve_value(v, plain, _Shown(plain)) for k, v in claim.computation.args}
+
+
+class _Plain(Mapping[str, Any]):
+    """``env`` with each value's raw number or text, converted when looked up (an env holds
+    every constant; an argument names one or two)."""
+
+    def __init__(self, env: Mapping[str, Any]) -> None:
+        self.env = env
+
+    def __getitem__(self, key: str) -> Any:
+        v = self.env[key]
+        return v.value if isinstance(v, Value) else v
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.env)
+
+    def __len__(self) -> int:
+        return len(self.env)
+
+
+class _Shown(_Plain):
+    def __getitem__(self, key: str) -> Any:
+        return str(self.env[key])
 
 
 def _expect_dim(claim: Claim, registry: Registry) -> units.Dim | None:

@@ -14,9 +14,13 @@ The language
 * Variables: identifiers of letters (any script, so ``ψ``, ``Ψ``, ``α``), ASCII digits and
   underscores not starting with a digit: ``N``, ``S_1``, ``x2``.
 * Operators: ``+ - * / ^ **`` and the typographic ``× · ⋅ ∙ − – ÷ ∕``; ``√x``; superscript
-  powers ``N²``, ``x⁻¹``.
-* Functions (need parentheses): ``log2 log10 ln log sqrt exp min max abs ceil floor``.
+  powers ``N²``, ``x⁻¹``; ceiling and floor brackets ``⌈x⌉``, ``⌊x⌋`` (``ceil(x)``, ``floor(x)``).
+* Functions (need parentheses): ``log2 log10 ln log sqrt exp min max abs ceil floor``
+  (``ceiling`` is read as ``ceil``, as sympy and spreadsheets write it).
   ``log(x)`` is the natural logarithm and ``log(x, b)`` the logarithm to base ``b``.
+  As printed in papers: ``log₂`` is ``log2``, and may take one operand without parentheses
+  (``log₂N·S`` is ``log2(N)*S``, ``log₂N²`` is ``log2(N^2)``); ``⌈x⌉`` is ``ceil(x)`` and
+  ``⌊x⌋`` is ``floor(x)``.
 * Constants: ``pi`` (also ``π``) and ``e``; these names are never variables.
 
 Precedence, loosest first: ``+ -``; ``* /`` and implicit multiplication (same level, left to
@@ -105,7 +109,7 @@ _FUNCTIONS: dict[str, _Function] = {
         _Function("floor", 1, 1, lambda x: float(math.floor(x))),
     )
 }
-_FUNCTION_ALIASES = {"log_2": "log2", "log_10": "log10"}
+_FUNCTION_ALIASES = {"log_2": "log2", "log_10": "log10", "log₂": "log2", "ceiling": "ceil"}
 # Names people will try that we deliberately do not offer: a clear error beats "sin*x".
 _UNSUPPORTED = frozenset(
     {
@@ -473,13 +477,36 @@ def _number_end(text: str, start: int) -> int:
     return i
 
 
+# Ceiling and floor brackets, as the literature writes them: ⌈x⌉ is ceil(x), ⌊x⌋ is floor(x).
+_BRACKETS = {"⌈": ("ceil", "⌉"), "⌊": ("floor", "⌋")}
+_CLOSERS = {"⌉": "⌈", "⌋": "⌊"}
+
+
 def _tokenize(text: str) -> list[_Token]:
     tokens: list[_Token] = []
     n = len(text)
     i = 0
+    opened: list[str] = []  # the open brackets, so ⌈x) and (x⌉ are refused
     while i < n:
         ch = text[i]
         column = i + 1
+        if ch in _BRACKETS:
+            tokens.append(_Token(_NAME, _BRACKETS[ch][0], column))
+            tokens.append(_Token(_LPAREN, ch, column))
+            opened.append(ch)
+            i += 1
+            continue
+        if ch in _CLOSERS or ch == ")":
+            want = _CLOSERS.get(ch, "(")
+            if opened and opened[-1] != want:
+                raise FormulaError(f"unexpected {ch!r} at column {column}: {opened[-1]!r} is open")
+            if opened:
+                opened.pop()
+            tokens.append(_Token(_RPAREN, ch, column))
+            i += 1
+            continue
+        if ch == "(":
+            opened.append(ch)
         if ch.isspace():
             i += 1
         elif ch in _DIGITS or (ch == "." and i + 1 < n and text[i + 1] in _DIGITS):
@@ -499,6 +526,8 @@ def _tokenize(text: str) -> list[_Token]:
             end = i + 1
             while end < n and (text[end].isalpha() or text[end] in _DIGITS or text[end] == "_"):
                 end += 1
+            if end < n and text[end] == "₂" and text[i:end].lower() == "log":
+                end += 1  # log₂, as papers print the binary logarithm
             tokens.append(_Token(_NAME, text[i:end], column))
             i = end
         elif ch in _SUPERSCRIPTS:
@@ -520,9 +549,6 @@ def _tokenize(text: str) -> list[_Token]:
             i += 1
         elif ch == "(":
             tokens.append(_Token(_LPAREN, ch, column))
-            i += 1
-        elif ch == ")":
-            tokens.append(_Token(_RPAREN, ch, column))
             i += 1
         elif ch == ",":
             tokens.append(_Token(_COMMA, ch, column))
@@ -659,7 +685,10 @@ class _Parser:
             self.advance()
             return
         if token.kind == _END:
-            raise FormulaError(f"missing ')' for the '(' at column {opening.column}")
+            closing = _BRACKETS.get(opening.text, ("", ")"))[1]
+            raise FormulaError(
+                f"missing {closing!r} for the {opening.text!r} at column {opening.column}"
+            )
         raise self.unexpected(token)
 
     def name(self, token: _Token) -> Expr:
@@ -668,6 +697,11 @@ class _Parser:
         function = _FUNCTIONS.get(function_name)
         if function is not None:
             opening = self.peek
+            if text.lower() == "log₂" and opening.kind in (_NAME, _NUM):
+                self.enter(token)  # log₂N: one operand, as printed
+                operand = self.postfix()
+                self.depth -= 1
+                return Call(function_name, (operand,))
             if opening.kind != _LPAREN:
                 raise FormulaError(
                     f"function {text!r} at column {token.column} needs parentheses, "
@@ -695,7 +729,7 @@ class _Parser:
         return Var(text)
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=16384)  # a collection's expects, spans and answers: thousands
 def _parse_cached(text: str) -> Expr:
     return _Parser(_tokenize(text)).parse()
 

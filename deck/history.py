@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from deck.errors import DeckError
+from deck.safeio import read_text
 from deck.scheduler import format_time, utc
 from deck.store import CardRecord, MergeResult, Review, Store
 
 FORMAT = "quizcoll-history"
 VERSION = 1
+MAX_FILE_BYTES = 128 * 1024 * 1024  # about 100,000 reviews; a larger file is refused unread
 
 
 class HistoryError(DeckError):
@@ -57,19 +59,26 @@ def parse_history(document: Any, where: str = "history") -> tuple[list[CardRecor
     cards, reviews = document.get("cards", []), document.get("reviews", [])
     if not isinstance(cards, list) or not isinstance(reviews, list):
         raise HistoryError(f"{where}: 'cards' and 'reviews' must be lists")
+    # Every entry is checked before anything is stored: one bad field refuses the whole file.
     records: list[CardRecord] = []
     for i, entry in enumerate(cards):
         try:
             records.append(CardRecord.from_dict(entry))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise HistoryError(f"{where}: cards[{i}]: bad entry ({exc!r})") from None
+            raise HistoryError(f"{where}: cards[{i}]: {_reason(exc)}; nothing imported") from None
     parsed: list[Review] = []
     for i, entry in enumerate(reviews):
         try:
             parsed.append(Review.from_dict(entry))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise HistoryError(f"{where}: reviews[{i}]: bad entry ({exc!r})") from None
+            raise HistoryError(f"{where}: reviews[{i}]: {_reason(exc)}; nothing imported") from None
     return records, parsed
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, KeyError):
+        return f"missing {exc}"
+    return str(exc)[:300] or type(exc).__name__
 
 
 def import_history(store: Store, document: Any, where: str = "history") -> MergeResult:
@@ -78,12 +87,14 @@ def import_history(store: Store, document: Any, where: str = "history") -> Merge
     return store.merge(records, reviews)
 
 
-def read_history_file(path: Path) -> Any:
+def read_history_file(path: str | Path) -> Any:
+    """The decoded JSON of a history file (a regular file of at most ``MAX_FILE_BYTES``)."""
+    text = read_text(path, limit=MAX_FILE_BYTES, what="history file")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise HistoryError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HistoryError(f"{path}: cannot read: {exc}") from None
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise HistoryError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    except ValueError as exc:  # an integer of thousands of digits
+        raise HistoryError(f"{path}: not a usable history file: {exc}") from None
+    except RecursionError:
+        raise HistoryError(f"{path}: JSON nested too deeply to be a history file") from None

@@ -20,6 +20,7 @@ import json
 import re
 import shutil
 import sqlite3
+import stat
 import tempfile
 import zipfile
 from dataclasses import dataclass
@@ -65,9 +66,12 @@ def _copy_bounded(src: BinaryIO, dst: BinaryIO, limit: int, what: str) -> None:
 def _extract_collection(path: Path, folder: Path) -> Path:
     """The package's collection as a plain SQLite file inside ``folder``."""
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        size = info.st_size
     except OSError as exc:
         raise ImportFailure(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):  # a FIFO would block the open; a device never ends
+        raise ImportFailure(f"{path}: not a regular file, expected an Anki package")
     if size > MAX_PACKAGE_BYTES:
         raise ImportFailure(
             f"{path}: {size:,} bytes; packages are limited to {MAX_PACKAGE_BYTES:,}"

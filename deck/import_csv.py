@@ -25,13 +25,12 @@ _COLUMNS = ("front", "back", "tags", "deck")
 
 
 def _read_text(path: Path) -> str:
-    try:
-        with path.open("rb") as f:
-            data = f.read(MAX_CSV_BYTES + 1)
-    except OSError as exc:
-        raise ImportFailure(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_CSV_BYTES:
-        raise ImportFailure(f"{path}: larger than {MAX_CSV_BYTES // 2**20} MiB; split it")
+    from deck.safeio import PathError, read_bytes
+
+    try:  # a regular file only (a FIFO would block the open), with the byte cap
+        data = read_bytes(path, limit=MAX_CSV_BYTES, what="CSV file")
+    except PathError as exc:
+        raise ImportFailure(str(exc)) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,11 +25,13 @@ from deck.constraints import (
     satisfied,
 )
 from deck.errors import DeckError
-from deck.facts import Value, constant_values, evaluate_facts, names_in
+from deck.facts import Value, constant_values, evaluate_facts
 from deck.model import Card, CardType, ParamSpec
 from deck.placeholders import fill
 from deck.registry import Registry
 from deck.spans import SpanError, SpanKind, find_spans, format_value
+
+MAX_SWEEP_POINTS = 2000  # a claim's `where:` sweep runs at most this many combinations
 
 
 @dataclass(frozen=True)
@@ -64,21 +66,70 @@ def _round_sig(x: float, digits: int = 3) -> float:
     return round(x, -math.floor(math.log10(abs(x))) + digits - 1)
 
 
-def _grid(spec: ParamSpec) -> list[float] | None:
+class SweepTooLarge(DeckError):
+    """A sweep over more combinations than :data:`MAX_SWEEP_POINTS`."""
+
+
+def _pow2_exponents(lo: float, hi: float) -> range:
+    """The k ≥ 0 with lo ≤ 2^k ≤ hi, found without listing the powers."""
+    k_lo = 0 if lo <= 1 else max(0, math.ceil(math.log2(lo)) - 1)
+    while 2**k_lo < lo:  # log2 of a float can be off by one near a power of two
+        k_lo += 1
+    if hi < 1:
+        return range(k_lo, k_lo)
+    k_hi = math.floor(math.log2(hi)) + 1
+    while 2**k_hi > hi:
+        k_hi -= 1
+    return range(k_lo, k_hi + 1)
+
+
+def grid_size(spec: ParamSpec) -> int | None:
+    """How many values a ``range`` spec's grid (pow2 or step) holds; None if it has no grid
+    (a continuous or plain whole-number range). Counted, never listed: a grid of 10^12
+    values costs nothing until a value is drawn."""
     assert spec.range is not None
     lo, hi = spec.range
     if spec.pow2:
-        out, p = [], 1
-        while p <= hi:
-            if p >= lo:
-                out.append(p)
-            p *= 2
-        return out
+        return len(_pow2_exponents(lo, hi))
     if spec.step is not None:
-        n = math.floor((hi - lo) / spec.step + 1e-9) + 1
-        values = [lo + i * spec.step for i in range(n)]
-        return [int(v) if spec.integer else round(v, 12) for v in values]
+        return math.floor((hi - lo) / spec.step + 1e-9) + 1
     return None
+
+
+def _grid_value(spec: ParamSpec, i: int) -> float:
+    """The ``i``-th value of the spec's grid (see :func:`grid_size`)."""
+    assert spec.range is not None
+    lo, _ = spec.range
+    if spec.pow2:
+        return 2 ** _pow2_exponents(*spec.range)[i]
+    assert spec.step is not None
+    v = lo + i * spec.step
+    return int(v) if spec.integer else round(v, 12)
+
+
+def _axis_size(spec: ParamSpec) -> int:
+    """Values a sweep takes from ``spec``: its choices, its grid or its whole numbers."""
+    if spec.choices is not None:
+        return len(spec.choices)
+    if spec.formula is not None:
+        return 0
+    size = grid_size(spec)
+    if size is None:
+        assert spec.range is not None
+        size = max(0, int(spec.range[1]) - int(spec.range[0]) + 1)
+    return size
+
+
+def sweep_size(specs: Sequence[ParamSpec]) -> int:
+    """Combinations :func:`sweep` yields (formulas are derived, not swept)."""
+    total = 1
+    for spec in specs:
+        n = _axis_size(spec)
+        if spec.formula is None:
+            total *= n
+            if total > MAX_SWEEP_POINTS:
+                return total  # already too many; the exact product can be astronomically big
+    return total
 
 
 def draw_value(spec: ParamSpec, rng: random.Random, env: Mapping[str, Any]) -> tuple[Any, str]:
@@ -89,19 +140,24 @@ def draw_value(spec: ParamSpec, rng: random.Random, env: Mapping[str, Any]) -> t
         from deck.formula import evaluate
 
         value = evaluate(spec.formula, {k: v for k, v in env.items() if isinstance(v, int | float)})
+        value = units.check_number(value, f"params.{spec.name} (formula {spec.formula!r})")
         if float(value).is_integer():
             value = int(value)
         return value, show_value(value / _factor(spec.unit), spec.unit)
     else:
         assert spec.range is not None
-        grid = _grid(spec)
+        size = grid_size(spec)
         lo, hi = spec.range
-        if grid is not None:
-            raw = grid[rng.randrange(len(grid))]
+        if size is not None:
+            if size < 1:
+                raise DeckError(f"params.{spec.name}: the range holds no value to draw")
+            raw = _grid_value(spec, rng.randrange(size))  # drawn without listing the grid
         elif spec.log:
             raw = math.exp(rng.uniform(math.log(lo), math.log(hi)))
             raw = round(raw) if spec.integer else _round_sig(raw)
         elif spec.integer:
+            if math.ceil(lo) > math.floor(hi):
+                raise DeckError(f"params.{spec.name}: no whole number in [{lo:g}, {hi:g}]")
             raw = rng.randint(math.ceil(lo), math.floor(hi))
         else:
             raw = _round_sig(rng.uniform(lo, hi))
@@ -127,6 +183,11 @@ def draw(card: Card, seed: int, registry: Registry | None = None) -> Instance:
         for spec in card.params:
             values[spec.name], shown[spec.name] = draw_value(spec, rng, values)
         try:
+            if card.constraints and registry is not None:
+                # Only what the constraints read, until a draw passes them.
+                needed = span_values(card, values, registry, _constraint_names(card))
+                if not realistic(card, needed, registry):
+                    continue
             facts = span_values(card, values, registry)
         except DeckError:
             if not card.constraints:
@@ -144,7 +205,7 @@ def draw(card: Card, seed: int, registry: Registry | None = None) -> Instance:
         if card.shuffle:
             rng.shuffle(idx)
         order = tuple(idx)
-    named = card.facts()  # once: facts also holds every constant, hundreds of them
+    named = card.facts()
     for name, value in facts.items():
         if name not in shown and name in named:
             shown[name] = _default_text(value)
@@ -156,8 +217,7 @@ def realistic(card: Card, facts: Mapping[str, Value], registry: Registry | None)
     are skipped when no registry computed facts)."""
     if not card.constraints:
         return True
-    used = names_in(*(c.text for c in card.constraints))
-    env = {k: v.value for k in used if (v := facts.get(k)) is not None}
+    env = {k: facts[k].value for k in _constraint_names(card) if k in facts}
     usable = tuple(c for c in card.constraints if registry is not None or c.names <= env.keys())
     return satisfied(usable, env)
 
@@ -181,7 +241,8 @@ def instance_count(card: Card, registry: Registry | None) -> int | None:
             if spec.formula is not None:
                 values[spec.name], _ = draw_value(spec, random.Random(0), values)
         try:
-            return realistic(card, span_values(card, values, registry), registry)
+            needed = span_values(card, values, registry, _constraint_names(card))
+            return realistic(card, needed, registry)
         except DeckError:
             return False
 
@@ -195,28 +256,39 @@ def param_values(spec: ParamSpec) -> list[Any] | None:
         raws: list[Any] = list(dict.fromkeys(spec.choices))
     else:
         assert spec.range is not None
-        grid = _grid(spec)
-        if grid is None:
+        size = grid_size(spec)
+        if size is None:
             lo, hi = spec.range
             if not spec.integer or spec.log or hi - lo > MAX_ENUMERATION:
                 return None
-            grid = list(range(math.ceil(lo), math.floor(hi) + 1))
-        raws = grid
+            raws = list(range(math.ceil(lo), math.floor(hi) + 1))
+        elif size > MAX_ENUMERATION:
+            return None  # counted, never listed: plenty of instances
+        else:
+            raws = [_grid_value(spec, i) for i in range(size)]
     return [r if isinstance(r, str) else r * f for r in raws]
 
 
 def span_values(
-    card: Card, values: Mapping[str, Any], registry: Registry | None
+    card: Card,
+    values: Mapping[str, Any],
+    registry: Registry | None,
+    names: Collection[str] | None = None,
 ) -> dict[str, Value]:
-    """What spans may show for these parameter values: constants, parameters, facts."""
+    """What spans may show for these parameter values: constants, parameters, facts (only
+    those ``names`` need, when given)."""
     out: dict[str, Value] = constant_values(registry)
     for spec in card.params:
         if spec.name in values:
             dim = units.unit_dim(spec.unit) if spec.unit else None
             out[spec.name] = Value(values[spec.name], dim if dim else units.Dim.COUNT)
     if registry is not None and card.verify:
-        out.update(evaluate_facts(card, values, registry))
+        out.update(evaluate_facts(card, values, registry, names))
     return out
+
+
+def _constraint_names(card: Card) -> set[str]:
+    return set().union(*(c.names for c in card.constraints))
 
 
 def _default_text(value: Value) -> str:
@@ -229,7 +301,16 @@ def _default_text(value: Value) -> str:
 
 
 def sweep(specs: Sequence[ParamSpec]) -> Iterator[tuple[dict[str, Any], dict[str, str]]]:
-    """Every combination of the specs' values (ranges enumerated); formulas derived in order."""
+    """Every combination of the specs' values (ranges enumerated); formulas derived in order.
+
+    Raises :class:`SweepTooLarge` before anything is listed when there are more than
+    :data:`MAX_SWEEP_POINTS` combinations.
+    """
+    total = sweep_size(specs)
+    if total > MAX_SWEEP_POINTS:
+        raise SweepTooLarge(
+            f"{total:,} combinations or more; keep a sweep under {MAX_SWEEP_POINTS:,}"
+        )
     axes: list[list[tuple[Any, str]]] = []
     for spec in specs:
         if spec.formula is not None:
@@ -238,11 +319,12 @@ def sweep(specs: Sequence[ParamSpec]) -> Iterator[tuple[dict[str, Any], dict[str
         if spec.choices is not None:
             raws: list[Any] = list(spec.choices)
         else:
-            grid = _grid(spec)
-            if grid is None:
-                assert spec.range is not None
-                grid = list(range(int(spec.range[0]), int(spec.range[1]) + 1))
-            raws = grid
+            assert spec.range is not None
+            size = grid_size(spec)
+            if size is None:
+                raws = list(range(int(spec.range[0]), int(spec.range[1]) + 1))
+            else:
+                raws = [_grid_value(spec, i) for i in range(size)]
         f = _factor(spec.unit)
         axes.append([(r if isinstance(r, str) else r * f, show_value(r, spec.unit)) for r in raws])
     fixed = [i for i, a in enumerate(axes) if a]

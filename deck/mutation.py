@@ -11,6 +11,8 @@ Edits are made to the source text, found through the YAML node marks, so a mutat
 exactly what a person could type. Not mutated, because the result is still a true card:
 parameter draws and sweeps (the givens), tolerances, the figure of a distractor
 (``{~8 B!=x}`` stays wrong), and the format of a rendered span (``{=x|GB}`` → ``GiB``).
+Nor, in the text a learner reads, what the unproven-number scan exempts as no claim: the
+digits of names (``ZeRO-3``, ``Llama-2-7B``), code, citations, references, list numbers.
 """
 
 from __future__ import annotations
@@ -18,16 +20,19 @@ from __future__ import annotations
 import enum
 import random
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
 
+from deck.errors import DeckError
 from deck.loader import load_text
 from deck.model import Card, Collection
+from deck.prose import exempt_positions
 from deck.registry import Registry
 from deck.verify import run_checks
+from deck.yamlsource import read_text
 
 try:
     from yaml import CSafeLoader as _Loader
@@ -103,17 +108,17 @@ def _format_number(value: float, like: str) -> str:
     return f"{value:.{max(decimals, 1)}f}"
 
 
-def text_edits(text: str, prose: bool = False) -> Iterator[tuple[str, int, int, str]]:
-    """(kind, start, end, replacement) for every single edit of a value's source text. In
-    ``prose`` (card text) the digits of names, list numbering and citations are not
-    quantities: editing ``Llama-2-7B`` to ``Llama-4-7B`` states no wrong number."""
-    protected = _protected(text)
-    if prose:
-        from deck.prose import exempt_ranges
+def text_edits(
+    text: str, prose: bool = False, terms: Iterable[str] = ()
+) -> Iterator[tuple[str, int, int, str]]:
+    """(kind, start, end, replacement) for every single edit of a value's source text.
 
-        protected += exempt_ranges(text)
+    In ``prose`` (what a learner reads) the digits the unproven-number scan exempts are left
+    alone — ``ZeRO-3``, ``Llama-2-7B``, citations, code — as they state no quantity."""
+    protected = _protected(text)
+    exempt = exempt_positions(text, terms) if prose else frozenset()
     for m in _NUMBER.finditer(text):
-        if not _free(m.start(), protected):
+        if not _free(m.start(), protected) or m.start(1) in exempt:
             continue
         value = float(m.group(1).replace(",", ""))
         if value == 0:
@@ -121,7 +126,7 @@ def text_edits(text: str, prose: bool = False) -> Iterator[tuple[str, int, int, 
         for kind, new in (("number ×2", value * 2), ("number ÷2", value / 2)):
             yield kind, m.start(1), m.end(1), _format_number(new, m.group(1))
     for m in _MINUS_ONE.finditer(text):
-        if _free(m.start(), protected):
+        if _free(m.start(), protected) and m.end() - 1 not in exempt:
             yield "N−1 → N", m.start(), m.end(), m.group(1)
     for m in _TWO_FACTOR.finditer(text):
         if _free(m.start(), protected):
@@ -130,18 +135,18 @@ def text_edits(text: str, prose: bool = False) -> Iterator[tuple[str, int, int, 
         if _free(m.start(), protected):
             yield "(N−1)/N → 2(N−1)/N", m.start(), m.start(), "2"
     for m in _BYTE_UNIT.finditer(text):
-        if _free(m.start(), protected):
+        if _free(m.start(), protected) and m.start() not in exempt:
             swapped = f"{m.group(1)}{m.group(2)}{'' if m.group(3) else 'i'}B"
             yield "GB ↔ GiB", m.start(), m.end(), swapped
 
 
 def _scalar_edits(
-    node: yaml.Node, source: str, prose: bool = False
+    node: yaml.Node, source: str, prose: bool = False, terms: Iterable[str] = ()
 ) -> Iterator[tuple[str, int, int, str]]:
     if not isinstance(node, yaml.ScalarNode):
         return
     start, end = node.start_mark.index, node.end_mark.index
-    for kind, a, b, new in text_edits(source[start:end], prose):
+    for kind, a, b, new in text_edits(source[start:end], prose, terms):
         yield kind, start + a, start + b, new
 
 
@@ -163,14 +168,15 @@ def card_mutations(
         line = source.count("\n", 0, start) + 1
         return Mutation(path, card_id, kind, line, start, end, source[start:end], after)
 
+    terms = registry.terms if registry is not None else frozenset()
     for key in TEXT_KEYS:
         if key in keys:
-            for edit in _scalar_edits(keys[key], source, prose=True):
+            for edit in _scalar_edits(keys[key], source, True, terms):
                 yield emit(*edit)
     options = keys.get("options")
     if isinstance(options, yaml.SequenceNode):
         for item in options.value:
-            for edit in _scalar_edits(item, source, prose=True):
+            for edit in _scalar_edits(item, source, True, terms):
                 yield emit(*edit)
         correct = keys.get("correct")
         n = len(options.value)
@@ -188,7 +194,7 @@ def card_mutations(
             yield from _computation_mutations(_mapping(claim), source, emit, registry)
             for key in ("claim",):
                 if key in _mapping(claim):
-                    for edit in _scalar_edits(_mapping(claim)[key], source, prose=True):
+                    for edit in _scalar_edits(_mapping(claim)[key], source, True, terms):
                         yield emit(*edit)
 
 
@@ -225,10 +231,27 @@ def _computation_mutations(
             yield emit(f"argument {name}: {edit[0]}", edit[1], edit[2], edit[3])
 
 
+class MutationError(DeckError):
+    """A card file that cannot be mutated: unreadable (a FIFO, too large, not UTF-8) or not YAML."""
+
+
+def _source(path: Path) -> tuple[str, yaml.Node]:
+    """A card file's text (read like the loader reads it: a regular file, capped) and nodes."""
+    text, problem = read_text(path, str(path))
+    if problem is not None:
+        raise MutationError(problem.format())
+    try:
+        return text or "", yaml.compose(text or "", Loader=_Loader)
+    except (yaml.YAMLError, RecursionError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise MutationError(
+            f"{path}: not YAML that can be mutated ({first}); `quizcoll check {path}` says why"
+        ) from None
+
+
 def file_mutations(path: Path, registry: Registry | None, display: str = "") -> list[Mutation]:
     """Every mutation of every card in one file."""
-    source = path.read_text(encoding="utf-8")
-    root = yaml.compose(source, Loader=_Loader)
+    source, root = _source(path)
     cards = _mapping(root).get("cards")
     if not isinstance(cards, yaml.SequenceNode):
         return []
@@ -353,8 +376,7 @@ def run_mutations(
         if on_mutation is not None:
             on_mutation(i, len(all_mutations))
         if path not in sources:
-            text = path.read_text(encoding="utf-8")
-            sources[path] = (text, yaml.compose(text, Loader=_Loader))
+            sources[path] = _source(path)
         source, root = sources[path]
         outcome = judge(mutation, source, root, registry, seeds)
         if outcome is Outcome.EQUIVALENT:

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import math
 import random
+from collections import ChainMap
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from deck import units
 from deck.errors import DeckError
-from deck.facts import Value, fact_value, names_in, numeric_env
+from deck.facts import Value, evaluate_in, expand_choices, fact_value
 from deck.failures import Failure
 from deck.model import Card, CardType, Claim, Location, Tolerance
-from deck.placeholders import fill, name_part, placeholders
 from deck.prose import Kind, unproven
 from deck.registry import Registry
 from deck.spancheck import dotted_to_flat
@@ -122,30 +122,25 @@ def expected_value(claim: Claim, env: Mapping[str, Any], dim: units.Dim | None) 
 
 def closed_form(expect: str, env: Mapping[str, Any]) -> float:
     """An ``expect`` in ``env``: a quantity, or a formula whose ``{param}`` placeholders name
-    a text parameter's value (``{link}_latency`` → ``nvlink_latency``, ``{gpu}_reported`` →
-    ``h100_80gb_reported``)."""
+    a text parameter's value as a name part (``{link}_latency`` → ``nvlink_latency``,
+    ``{model}_layers`` → ``llama_3_1_8b_layers``, ``{gpu}_peak_{dtype}`` → ``h100_80gb_peak_bf16``). Only the names it uses are looked up."""
     try:
         return units.parse_quantity(expect).value
     except units.UnitError:
-        from deck.formula import evaluate
-
-        if "{" in expect:
-            named = {
-                k: v.value if isinstance(v, Value) else v
-                for k in placeholders(expect)
-                if (v := env.get(k)) is not None
-            }
-            expect = fill(expect, {k: name_part(v) for k, v in named.items() if isinstance(v, str)})
-        return evaluate(expect, numeric_env(env, names_in(expect)))
+        return evaluate_in(expand_choices(expect, env), env)
 
 
 def agrees(actual: Any, expected: Any, tolerance: Tolerance) -> bool:
+    if actual is None or expected is None:  # an empty result field agrees with nothing
+        return False
     if isinstance(actual, str) or isinstance(expected, str):
         return str(actual).strip().lower() == str(expected).strip().lower()
     return tolerance.accepts(float(actual), float(expected))
 
 
 def show(value: Any, dim: units.Dim | None) -> str:
+    if value is None:
+        return "no value"
     if isinstance(value, str):
         return repr(value)
     text = units.format_number(float(value), 8)
@@ -169,9 +164,12 @@ def check_facts(
         try:
             known = env.get(claim.name) if claim.name else None
             value = known if isinstance(known, Value) else fact_value(claim, env, registry)
-            expected = expected_value(claim, env, value.dim)  # read only: no copy
+            expected = expected_value(claim, env, value.dim)
         except DeckError as exc:
             yield Failure(card.id, claim.location, what, f"{point}{exc}")
+            continue
+        if value.value is None:  # a field the executable leaves empty for these arguments
+            yield Failure(card.id, claim.location, what, f"{point}the run gave no value")
             continue
         if claim.name:
             env[claim.name] = value
@@ -201,7 +199,7 @@ class FigureCheck:
 
 def check_figure(span: Span, env: Mapping[str, Value], samples: Mapping[str, Any]) -> FigureCheck:
     """Does the figure of a ``{~FIGURE=EXPR}`` span equal its expression in ``env``?"""
-    from deck.formula import FormulaError, evaluate
+    from deck.formula import FormulaError
 
     name = span.expr.strip()
     target = env.get(name)
@@ -214,7 +212,7 @@ def check_figure(span: Span, env: Mapping[str, Value], samples: Mapping[str, Any
         if target is not None:
             actual, dim = float(target.value), target.dim
         else:
-            actual = evaluate(dotted_to_flat(span.expr), _flat_numbers(env, span.expr))
+            actual = evaluate_in(dotted_to_flat(span.expr), _flat_values(env))
             dim = None
         literal = parse_number_literal(span.literal, dim)
     except (FormulaError, SpanError, DeckError, TypeError, ValueError) as exc:
@@ -235,9 +233,10 @@ def check_figure(span: Span, env: Mapping[str, Value], samples: Mapping[str, Any
     return FigureCheck(span, literal.matches(actual), f"{span.literal!r} vs {span.expr} = {shown}")
 
 
-def _flat_numbers(env: Mapping[str, Value], expr: str) -> dict[str, float]:
-    names = {n for n in env if "." in n} | names_in(expr)
-    return {dotted_to_flat(k): v for k, v in numeric_env(env, names).items()}
+def _flat_values(env: Mapping[str, Value]) -> Mapping[str, Value]:
+    """``env`` with ``result.x`` also reachable as ``result__x`` (the formula's spelling)."""
+    dotted = {dotted_to_flat(k): v for k, v in env.items() if "." in k}
+    return ChainMap(dotted, dict(env)) if dotted else env
 
 
 def _word(text: str) -> str:
@@ -249,18 +248,69 @@ def _word(text: str) -> str:
     return w
 
 
-def _check_formula_figure(span: Span, formula: str, domains: Any) -> FigureCheck:
+@dataclass(frozen=True)
+class FormulaScope:
+    """Where a swept fact's formula holds: the domain of each swept variable, and the names
+    it may use that stand for expressions — a derived sweep variable (``sbh`` for ``s*b*h``)
+    or a declared constant (``fp16_bytes`` for ``2``)."""
+
+    domains: tuple[Any, ...]
+    names: Mapping[str, Any]
+
+
+def formula_scope(claim: Claim, registry: Registry | None) -> FormulaScope:
+    """The :class:`FormulaScope` of a swept fact."""
+    from deck.formula import FormulaError, Num, parse
+
+    names: dict[str, Any] = {}
+    for spec in claim.where:
+        if spec.formula is not None:
+            try:
+                names[spec.name] = parse(spec.formula)
+            except FormulaError:
+                continue
+    if registry is not None:
+        try:
+            used = parse(claim.expect).variables
+        except FormulaError:
+            used = frozenset()
+        for name in used:
+            constant = registry.constant(name)
+            if constant is not None and name not in names:
+                names[name] = Num(float(constant.value))
+    return FormulaScope(tuple(sweep_domains(claim)), names)
+
+
+def _in_scope(expr: Any, names: Mapping[str, Any]) -> Any:
+    """``expr`` with the scope's named expressions put in (derived names may nest)."""
+    from deck.equivalence import substitute
+
+    for _ in range(8):
+        used = {n: names[n] for n in expr.variables if n in names}
+        if not used:
+            break
+        expr = substitute(expr, used)
+    return expr
+
+
+def _check_formula_figure(span: Span, formula: str, scope: Any) -> FigureCheck:
     from deck.formula import FormulaError, equivalent, parse
 
+    domains, names = (
+        (scope.domains, scope.names) if isinstance(scope, FormulaScope) else (scope, {})
+    )
     try:
-        given = parse(span.literal)
-        expected = parse(formula)
+        given = _in_scope(parse(span.literal), names)
+        expected = _in_scope(parse(formula), names)
     except FormulaError as exc:
         return FigureCheck(
             span, False, f"cannot read the formula {span.literal!r}: {exc}", checked=False
         )
     given = _juxtaposed_products(given, expected.variables)
-    extra = sorted(given.variables - expected.variables)
+    # A written formula may also use the other swept variables (5a·s/h · sbh against 5·a·s²·b
+    # swept over s, b, h, a): equivalence is judged over all of their domains.
+    swept = {d.name for d in domains}
+    extra = sorted(given.variables - expected.variables - swept)
     if extra:
         return FigureCheck(
             span, False, f"{span.literal!r} uses {', '.join(extra)}, which {formula!r} does not"
@@ -409,7 +459,9 @@ def prove_instance(card: Card, instance: Any, registry: Registry, solution: Any)
     failures = list(check_facts(card, env, registry, point))
     answer_values = answer_span_values(card, solution)
     spans_env = {**env, **answer_values}
-    samples: dict[str, Any] = {c.name: sweep_domains(c) for c in card.verify if c.name and c.where}
+    samples: dict[str, Any] = {
+        c.name: formula_scope(c, registry) for c in card.verify if c.name and c.where
+    }
     if "answer" in answer_values and answer_values["answer"].formula is not None:
         samples["answer"] = list(card.variables)
     card_texts = [(f, t) for f, t in card.texts() if not f.startswith("verify[")]
@@ -423,7 +475,7 @@ def prove_instance(card: Card, instance: Any, registry: Registry, solution: Any)
                 {**spans_env, "expect": own},
                 [(f"verify[{i}].claim", claim.text)],
                 point,
-                {**samples, "expect": sweep_domains(claim) if claim.where else ()},
+                {**samples, "expect": formula_scope(claim, registry) if claim.where else ()},
             )
             failures += found
     if card.type is CardType.CHOICE:
@@ -443,19 +495,18 @@ def claim_expect_value(claim: Claim, env: Mapping[str, Value]) -> Value:
         return Value(claim.expect, units.Dim.TEXT)
     if claim.where:
         return Value(claim.expect, units.Dim.TEXT, formula=claim.expect)
-    from deck.formula import evaluate
-
     try:
-        return Value(evaluate(claim.expect, numeric_env(env, names_in(claim.expect))), None)
+        return Value(closed_form(claim.expect, env), None)
     except DeckError:
         return Value(claim.expect, units.Dim.TEXT, formula=claim.expect)
 
 
 def _is_formula(text: str) -> bool:
+    from deck.facts import CHOICE_REF
     from deck.formula import FormulaError, parse
 
     try:
-        parse(text)
+        parse(CHOICE_REF.sub(r"\1", text))
     except FormulaError:
         return False
     return True

@@ -53,6 +53,7 @@ _NAME = re.compile(
     r"|[A-Za-z\u0370-\u03ff](?:[\w+/]|\.(?=\w))*\d[\w]*)"
     r"[₀-₉]*"
 )
+_HAS_DIGIT = re.compile(r"[0-9₀-₉]")
 _NUMBER = re.compile(r"[-−+]?(?:\d[\d,_]*(?:\.\d+)?|\.\d+)[⁰¹²³⁴⁵⁶⁷⁸⁹]*|[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 _UNIT_TAIL = re.compile(r"[ \u00a0]?(?:[A-Za-zµμ%×][\w/µμ%×]*)?")
 _FORMULA = re.compile(r"[·×−÷√⌈⌉⌊⌋^²³⁴⁵⁶⁷⁸⁹¹⁰ⁿ⁻]")
@@ -113,33 +114,25 @@ def _mask(text: str, terms: Iterable[str]) -> str:
             _blank(chars, m.start(), m.end())
         masked = "".join(chars)
     for m in _NAME.finditer(masked):
-        if any(c.isdigit() or c in "₀₁₂₃₄₅₆₇₈₉" for c in m.group()):
+        if _HAS_DIGIT.search(m.group()):
             _blank(chars, m.start(), m.end())
     return "".join(chars)
 
 
-def exempt_ranges(text: str, terms: Iterable[str] = ()) -> list[tuple[int, int]]:
-    """Where ``text`` holds digits that are not quantities — names (``Llama-2-7B``), list
-    numbering, citations, section references, code, URLs — outside spans and placeholders."""
+def exempt_positions(text: str, terms: Iterable[str] = ()) -> frozenset[int]:
+    """Offsets of ``text`` that state no claim — code, URLs, citations, references, list
+    numbers, terms and names with digits (``ZeRO-3``, ``Llama-2-7B``) outside spans and
+    placeholders: what :func:`unproven` skips, and mutation testing leaves alone."""
+    full = _mask(text, terms)
     chars = list(text.replace("{{", "  ").replace("}}", "  "))
-    for m in SPAN.finditer("".join(chars)):
-        _blank(chars, m.start(), m.end())
-    for m in _PLACEHOLDER.finditer("".join(chars)):
-        _blank(chars, m.start(), m.end())
-    outside = "".join(chars)
-    masked = _mask(outside, terms)
-    out: list[tuple[int, int]] = []
-    start = None
-    for i, (a, b) in enumerate(zip(outside, masked, strict=True)):
-        blanked = a != b
-        if blanked and start is None:
-            start = i
-        elif not blanked and start is not None:
-            out.append((start, i))
-            start = None
-    if start is not None:
-        out.append((start, len(outside)))
-    return out
+    for pattern in (SPAN, _PLACEHOLDER):
+        for m in pattern.finditer("".join(chars)):
+            _blank(chars, m.start(), m.end())
+    return frozenset(
+        i
+        for i, (c, f, s) in enumerate(zip(text, full, chars, strict=True))
+        if f == " " and s != " " and not c.isspace()
+    )
 
 
 def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
@@ -173,7 +166,8 @@ def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
 
 
 _FORMULA_CHARS = re.compile(r"[\w\u0370-\u03ff()·×−÷√⌈⌉⌊⌋^²³⁴⁵⁶⁷⁸⁹¹⁰ⁿ⁻/+*.₀-₉]")
-_PROSE_WORD = re.compile(r"[a-z]{2,}[.,;:!?]*|[A-Za-z][a-z]{2,}[.,;:!?]*")
+# A word of prose, possibly in Markdown emphasis ("**No, activations.**"): formulas stop there.
+_PROSE_WORD = re.compile(r"[*_]*(?:[a-z]{2,}|[A-Za-z][a-z]{2,})[.,;:!?]*[*_]*")
 _FIGURE = re.compile(r"[\d.,\s×⁰¹²³⁴⁵⁶⁷⁸⁹]+[A-Za-z%/µμ]*")
 
 

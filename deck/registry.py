@@ -111,8 +111,20 @@ class Param:
                 f"{self.name}: {value!r} is not one of {', '.join(self.choices)}{hint}"
             )
         if isinstance(value, int | float) and not isinstance(value, bool):
+            from deck import units
+
             if isinstance(value, float) and not math.isfinite(value):
                 raise ArgumentError(f"{self.name}: {value} is not a finite number")
+            if abs(value) > units.MAX_MAGNITUDE:  # also keeps the messages below printable
+                size = (
+                    f"a number of {len(str(abs(value)))} digits"
+                    if isinstance(value, int)
+                    else f"{value:.3g}"
+                )
+                raise ArgumentError(
+                    f"{self.name}: {size} is out of range "
+                    f"(numbers are limited to ±{units.MAX_TEXT_MAGNITUDE})"
+                )
             if self.minimum is not None and value < self.minimum:
                 raise ArgumentError(f"{self.name}: {value:g} is below the minimum {self.minimum:g}")
             if self.maximum is not None and value > self.maximum:
@@ -324,15 +336,16 @@ class Registry:
         arguments returns the remembered result (a collection's claims and cards ask the
         same questions many times over)."""
         ex = self.get(name)
-        bound = ex.bind(args)
-        key = (name, tuple(bound.items()))
+        # Keyed on the arguments as given: a repeated call skips binding too.
+        key: tuple[Any, ...] | None = (name, tuple(sorted(args.items())))
         try:
-            cached = self._results.get(key)
+            cached = self._results.get(key)  # type: ignore[arg-type]
         except TypeError:  # an unhashable argument: nothing to remember it by
             key, cached = None, None
         if cached is not None:
-            self._results.move_to_end(key)
+            self._results.move_to_end(key)  # type: ignore[arg-type]
             return dict(cached)
+        bound = ex.bind(args)
         result = ex.function(**bound)
         missing = [f.name for f in ex.fields if f.name not in result]
         if missing:

@@ -36,6 +36,7 @@ The config file (``config.toml`` in ``platformdirs.user_config_dir("quizcoll")``
 from __future__ import annotations
 
 import enum
+import os
 import re
 import tomllib
 import zlib
@@ -49,6 +50,9 @@ import fsrs
 
 from deck.errors import DeckError
 from deck.model import Rating
+from deck.units import check_number
+
+MAX_CONFIG_BYTES = 1024 * 1024  # config.toml is a few hundred bytes; larger is refused unread
 
 
 class ConfigError(DeckError):
@@ -76,8 +80,28 @@ def format_time(moment: datetime | None) -> str | None:
     return None if moment is None else utc(moment).isoformat(timespec="microseconds")
 
 
+# Stored and imported times must fall in this window: a review dated year 1 or 9999 is junk
+# (and would overflow date arithmetic), while due dates 100 years ahead still fit.
+EARLIEST_TIME = datetime(2000, 1, 1, tzinfo=UTC)
+LATEST_TIME = datetime(2200, 1, 1, tzinfo=UTC)
+
+
 def parse_time(text: str | None) -> datetime | None:
-    return None if text is None else utc(datetime.fromisoformat(text))
+    """An ISO 8601 time with a zone, as UTC, within [2000, 2200); ``ValueError`` otherwise."""
+    if text is None:
+        return None
+    if not isinstance(text, str) or len(text) > 64:
+        raise ValueError(f"expected an ISO 8601 time, got {str(text)[:40]!r}")
+    try:
+        moment = datetime.fromisoformat(text)
+        if moment.tzinfo is None:
+            raise ValueError(f"time {text!r} has no time zone")
+        moment = utc(moment)
+    except OverflowError:
+        raise ValueError(f"time {text!r} is out of range") from None
+    if not EARLIEST_TIME <= moment < LATEST_TIME:
+        raise ValueError(f"time {text!r} is outside {EARLIEST_TIME.year}–{LATEST_TIME.year - 1}")
+    return moment
 
 
 @dataclass(frozen=True)
@@ -118,17 +142,47 @@ class CardState:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CardState:
-        """The inverse of :meth:`to_dict`; raises ``ValueError``/``KeyError`` on bad data."""
-        return cls(
-            phase=Phase[str(data["phase"]).upper()],
-            step=None if data.get("step") is None else int(data["step"]),
-            stability=None if data.get("stability") is None else float(data["stability"]),
-            difficulty=None if data.get("difficulty") is None else float(data["difficulty"]),
+        """The inverse of :meth:`to_dict`, checking every field (a database row or an
+        imported file may hold anything); raises ``ValueError``/``KeyError``/``TypeError``."""
+        if not isinstance(data, Mapping):
+            raise TypeError(f"expected a state mapping, got {type(data).__name__}")
+        phase = data["phase"]
+        if not isinstance(phase, str) or phase.upper() not in Phase.__members__:
+            raise ValueError(
+                f"phase {str(phase)[:40]!r} is not one of new, learning, review, relearning"
+            )
+        state = cls(
+            phase=Phase[phase.upper()],
+            step=_optional(data.get("step"), "step", 0, MAX_STEP, integer=True),
+            stability=_optional(data.get("stability"), "stability", 0, MAX_STABILITY),
+            difficulty=_optional(data.get("difficulty"), "difficulty", 1, 10),
             due=parse_time(data.get("due")),
             last_review=parse_time(data.get("last_review")),
-            reps=int(data.get("reps", 0)),
-            lapses=int(data.get("lapses", 0)),
+            reps=int(
+                check_number(data.get("reps", 0), "reps", low=0, high=MAX_COUNT, integer=True)
+            ),
+            lapses=int(
+                check_number(data.get("lapses", 0), "lapses", low=0, high=MAX_COUNT, integer=True)
+            ),
         )
+        if state.stability == 0:
+            raise ValueError("stability must be above 0")
+        if state.phase is not Phase.NEW and None in (state.stability, state.difficulty, state.due):
+            raise ValueError(f"a {phase} card needs stability, difficulty and due")
+        return state
+
+
+MAX_STEP = 1000  # learning-step index
+MAX_STABILITY = 1e5  # days; fsrs caps intervals at 36,500 days
+MAX_COUNT = 10**7  # reviews or lapses of one card
+
+
+def _optional(value: Any, what: str, low: float, high: float, *, integer: bool = False) -> Any:
+    """None, or a finite number within [low, high] (whole when ``integer``)."""
+    if value is None:
+        return None
+    number = check_number(value, what, low=low, high=high, integer=integer)
+    return number if integer else float(number)
 
 
 def fsrs_card_id(card_id: str) -> int:
@@ -188,7 +242,9 @@ class Settings:
 
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$")
-_DURATION_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
+_DURATION_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+MAX_DURATION_S = 36500 * 86400  # a step or the learn-ahead window: at most 100 years
+MAX_STEPS = 100
 
 
 def parse_duration(value: Any) -> timedelta:
@@ -198,12 +254,12 @@ def parse_duration(value: Any) -> timedelta:
     if isinstance(value, int | float):
         seconds = float(value)
     else:
-        match = _DURATION.match(str(value))
+        match = _DURATION.match(str(value)[:100])
         if not match:
             raise ValueError(f"expected a duration such as '10m' or '1h', got {value!r}")
-        seconds = timedelta(**{_DURATION_UNITS[match[2]]: float(match[1])}).total_seconds()
-    if seconds <= 0:
-        raise ValueError(f"a step must be positive, got {value!r}")
+        seconds = float(match[1]) * _DURATION_SECONDS[match[2]]
+    if not 0 < seconds <= MAX_DURATION_S:  # also refuses NaN and infinity
+        raise ValueError(f"a step must be above 0 and at most 36500d, got {value!r}")
     return timedelta(seconds=seconds)
 
 
@@ -228,8 +284,10 @@ def _apply(base: Settings, table: Mapping[str, Any], where: str) -> Settings:
                     raise ValueError(f"must be between 0.7 and 0.99, got {value}")
                 changes[key] = float(value)
             elif key in ("learning_steps", "relearning_steps"):
-                if not isinstance(value, list):
-                    raise ValueError(f"expected a list such as ['1m', '10m'], got {value!r}")
+                if not isinstance(value, list) or len(value) > MAX_STEPS:
+                    raise ValueError(
+                        f"expected a list of at most {MAX_STEPS} steps such as ['1m', '10m']"
+                    )
                 changes[key] = tuple(parse_duration(v) for v in value)
             elif key == "learn_ahead":
                 changes[key] = parse_duration(value)
@@ -251,7 +309,7 @@ def _apply(base: Settings, table: Mapping[str, Any], where: str) -> Settings:
                 params = tuple(float(v) for v in value)
                 fsrs.Scheduler(parameters=params)  # fsrs validates count and bounds
                 changes[key] = params
-        except ValueError as exc:
+        except (ValueError, TypeError, OverflowError) as exc:
             raise ConfigError(f"{where}: {key}: {exc}".replace("\n", "; ")) from None
     return replace(base, **changes)
 
@@ -283,6 +341,8 @@ def parse_config(text: str, where: str = "config.toml") -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{where}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{where}: nested too deeply to be a settings file") from None
     # [app] holds the application's own settings (its theme): not the scheduler's to check.
     unknown = set(data) - {"review", "deck", "app"}
     if unknown:
@@ -302,13 +362,15 @@ def parse_config(text: str, where: str = "config.toml") -> Config:
 
 def load_config(path: Path | None = None) -> Config:
     """The settings file at ``path`` (default :func:`config_path`); defaults if it is absent."""
+    from deck.safeio import PathError, read_text
+
     path = config_path() if path is None else path
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return Config()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    try:
+        text = read_text(path, limit=MAX_CONFIG_BYTES, what="settings file")
+    except PathError as exc:
+        raise ConfigError(str(exc)) from None
     return parse_config(text, str(path))
 
 

@@ -26,6 +26,7 @@ it runs nothing.
 from __future__ import annotations
 
 import enum
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -97,6 +98,12 @@ def find_spans(text: str) -> tuple[list[Span], list[tuple[int, str]]]:
     """The spans of ``text`` in order, and the (offset, message) of every malformed one."""
     if "{" not in text:
         return [], []
+    spans, errors = _find_spans(text)
+    return list(spans), list(errors)
+
+
+@functools.lru_cache(maxsize=4096)  # a card's texts are read at every instance and check
+def _find_spans(text: str) -> tuple[tuple[Span, ...], tuple[tuple[int, str], ...]]:
     masked = text.replace("{{", "\0\0").replace("}}", "\1\1")
     spans: list[Span] = []
     errors: list[tuple[int, str]] = []
@@ -105,7 +112,7 @@ def find_spans(text: str) -> tuple[list[Span], list[tuple[int, str]]]:
             spans.append(parse_span(m.group(1), m.group(2), m.start(), m.end()))
         except SpanError as exc:
             errors.append((m.start(), str(exc)))
-    return spans, errors
+    return tuple(spans), tuple(errors)
 
 
 def parse_span(sigil: str, body: str, start: int = 0, end: int = 0) -> Span:
@@ -208,6 +215,8 @@ def format_value(value: object, dim: units.Dim | None, fmt: Format = Format()) -
     if kind is FormatKind.COUNT:
         return f"{x:,.{fmt.decimals or 0}f}"
     if kind is FormatKind.LABEL:
+        if fmt.decimals is not None:  # the decimals asked for, not format_count's rounding
+            return f"{_decimals(x, fmt.decimals)} {fmt.unit}"
         return units.format_count(float(_decimals(x, fmt.decimals).replace(",", "")), fmt.unit)
     if kind is FormatKind.BOTH:
         return units.format_bytes_both(x, digits=2 if fmt.decimals is None else fmt.decimals)

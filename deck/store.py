@@ -27,378 +27,68 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sqlite3
-import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
-from deck.errors import DeckError
 from deck.model import Rating
-from deck.scheduler import CardState, Phase, format_time, parse_time
+from deck.safeio import database_path
+from deck.scheduler import CardState, Phase, format_time
+from deck.store_records import (
+    MAX_ANSWER_TEXT,
+    MAX_DURATION_MS,
+    MAX_NAME_CHARS,
+    CardRecord,
+    CorruptDatabase,
+    MergeResult,
+    NewerDatabase,
+    NoDatabase,
+    NotQuizcollDatabase,
+    Review,
+    Snapshot,
+    StaleState,
+    StoreError,
+    SyncResult,
+    UndoError,
+)
+from deck.store_schema import (
+    APPLICATION_ID,
+    BUSY_TIMEOUT_S,
+    SCHEMA_VERSION,
+    _check_header,
+    _create,
+    _damaged,
+    _inspect_read_only,
+    _migrate,
+    _row_to_record,
+    _row_to_review,
+)
 
-APPLICATION_ID = 0x51434F4C  # "QCOL", in the SQLite header at offset 68
-SCHEMA_VERSION = 3
-BUSY_TIMEOUT_S = 30.0
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
-class StoreError(DeckError):
-    """The review database cannot be used."""
-
-
-class NotQuizcollDatabase(StoreError):
-    """The file is not a quizcoll review database (another program's, or not SQLite)."""
-
-
-class CorruptDatabase(StoreError):
-    """The file is a quizcoll database that SQLite finds damaged."""
-
-
-class NewerDatabase(StoreError):
-    """The database was written by a newer quizcoll (a schema version we do not know)."""
-
-
-class UndoError(StoreError):
-    """There is nothing to undo, or the review is not the card's latest."""
-
-
-# -- values -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """Everything about a card that a review can change."""
-
-    state: CardState = field(default_factory=CardState)
-    suspended: bool = False
-    leech: bool = False
-    buried_until: datetime | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "state": self.state.to_dict(),
-            "suspended": self.suspended,
-            "leech": self.leech,
-            "buried_until": format_time(self.buried_until),
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Snapshot:
-        return cls(
-            state=CardState.from_dict(data["state"]),
-            suspended=bool(data.get("suspended", False)),
-            leech=bool(data.get("leech", False)),
-            buried_until=parse_time(data.get("buried_until")),
-        )
-
-
-@dataclass(frozen=True)
-class CardRecord:
-    """A card as the store knows it. Cards never reviewed nor flagged have no record."""
-
-    card_id: str
-    deck: str = ""
-    state: CardState = field(default_factory=CardState)
-    suspended: bool = False
-    leech: bool = False
-    buried_until: datetime | None = None
-    orphaned: bool = False
-
-    def snapshot(self) -> Snapshot:
-        return Snapshot(self.state, self.suspended, self.leech, self.buried_until)
-
-    def with_snapshot(self, snap: Snapshot) -> CardRecord:
-        return replace(
-            self,
-            state=snap.state,
-            suspended=snap.suspended,
-            leech=snap.leech,
-            buried_until=snap.buried_until,
-        )
-
-    def is_buried(self, now: datetime) -> bool:
-        return self.buried_until is not None and self.buried_until > now
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"card_id": self.card_id, "deck": self.deck, "orphaned": self.orphaned} | (
-            self.snapshot().to_dict()
-        )
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> CardRecord:
-        return cls(
-            card_id=str(data["card_id"]),
-            deck=str(data.get("deck", "")),
-            orphaned=bool(data.get("orphaned", False)),
-        ).with_snapshot(Snapshot.from_dict(data))
-
-
-@dataclass(frozen=True)
-class Review:
-    """One stored review. ``uid`` is its identity across databases (history merge)."""
-
-    uid: str
-    card_id: str
-    deck: str
-    reviewed_at: datetime
-    rating: Rating
-    before: Snapshot
-    after: Snapshot
-    duration_ms: int | None = None
-    answer: str | None = None
-    correct: bool | None = None
-    seed: int | None = None
-    practice: bool = False  # cram review: logged, schedule unchanged
-    id: int | None = None  # local row id, in commit order
-    hinted: bool = False  # the card's hint was shown before answering
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form without the local row id (which is not portable)."""
-        return {
-            "uid": self.uid,
-            "card_id": self.card_id,
-            "deck": self.deck,
-            "reviewed_at": format_time(self.reviewed_at),
-            "rating": int(self.rating),
-            "duration_ms": self.duration_ms,
-            "answer": self.answer,
-            "correct": self.correct,
-            "seed": self.seed,
-            "practice": self.practice,
-            "hinted": self.hinted,
-            "before": self.before.to_dict(),
-            "after": self.after.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Review:
-        correct = data.get("correct")
-        return cls(
-            uid=str(data["uid"]),
-            card_id=str(data["card_id"]),
-            deck=str(data.get("deck", "")),
-            reviewed_at=parse_time(str(data["reviewed_at"])),  # type: ignore[arg-type]
-            rating=Rating(int(data["rating"])),
-            before=Snapshot.from_dict(data["before"]),
-            after=Snapshot.from_dict(data["after"]),
-            duration_ms=None if data.get("duration_ms") is None else int(data["duration_ms"]),
-            answer=None if data.get("answer") is None else str(data["answer"]),
-            correct=None if correct is None else bool(correct),
-            seed=None if data.get("seed") is None else int(data["seed"]),
-            practice=bool(data.get("practice", False)),
-            hinted=bool(data.get("hinted", False)),
-        )
-
-
-@dataclass(frozen=True)
-class SyncResult:
-    """What :meth:`Store.sync_cards` changed."""
-
-    orphaned: tuple[str, ...] = ()
-    returned: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class MergeResult:
-    """What :meth:`Store.merge` did: reviews added and skipped (already there), cards updated."""
-
-    added: int = 0
-    skipped: int = 0
-    cards_updated: int = 0
-
-
-# -- schema -------------------------------------------------------------------------------
-
-_MIGRATIONS: dict[int, tuple[str, ...]] = {
-    # version N: the statements that take a version N-1 database to version N
-    1: (
-        """CREATE TABLE cards (
-            card_id TEXT PRIMARY KEY,
-            deck TEXT NOT NULL DEFAULT '',
-            phase INTEGER NOT NULL,
-            due TEXT,
-            state TEXT NOT NULL,
-            suspended INTEGER NOT NULL DEFAULT 0,
-            leech INTEGER NOT NULL DEFAULT 0,
-            buried_until TEXT,
-            orphaned INTEGER NOT NULL DEFAULT 0
-        )""",
-        """CREATE TABLE reviews (
-            id INTEGER PRIMARY KEY,
-            uid TEXT NOT NULL UNIQUE,
-            card_id TEXT NOT NULL,
-            deck TEXT NOT NULL DEFAULT '',
-            reviewed_at TEXT NOT NULL,
-            rating INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 4),
-            duration_ms INTEGER,
-            answer TEXT,
-            correct INTEGER,
-            seed INTEGER,
-            practice INTEGER NOT NULL DEFAULT 0,
-            phase_before INTEGER NOT NULL,
-            before TEXT NOT NULL,
-            after TEXT NOT NULL
-        )""",
-    ),
-    # version 2: indexes for the per-card undo lookup, daily counts and the due forecast
-    2: (
-        "CREATE INDEX reviews_by_card ON reviews (card_id, id)",
-        "CREATE INDEX reviews_by_time ON reviews (reviewed_at)",
-        "CREATE INDEX cards_by_due ON cards (due)",
-    ),
-    # version 3: whether the hint was shown (older reviews: it was not, there were no hints)
-    3: ("ALTER TABLE reviews ADD COLUMN hinted INTEGER NOT NULL DEFAULT 0",),
-}
-
-
-def _migrate(db: sqlite3.Connection, start: int, target: int) -> None:
-    for version in range(start + 1, target + 1):
-        for statement in _MIGRATIONS[version]:
-            db.execute(statement)
-    db.execute(f"PRAGMA user_version = {int(target)}")
-
-
-# -- opening ------------------------------------------------------------------------------
-
-
-def _check_header(path: Path) -> None:
-    """Refuse a file that is not an SQLite database carrying quizcoll's application id."""
-    try:
-        with path.open("rb") as fh:
-            header = fh.read(100)
-    except OSError as exc:
-        raise StoreError(f"{path}: cannot read the review database: {exc}") from None
-    if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
-        raise NotQuizcollDatabase(
-            f"{path}: not a quizcoll review database (not an SQLite file); left unchanged"
-        )
-    app_id = int.from_bytes(header[68:72], "big")
-    if app_id != APPLICATION_ID:
-        raise NotQuizcollDatabase(
-            f"{path}: an SQLite database of another program, not a quizcoll "
-            "review database; left unchanged"
-        )
-
-
-def _damaged(path: Path, exc: sqlite3.Error) -> StoreError:
-    """The right error for an SQLite failure on a file whose header said it is ours."""
-    name = getattr(exc, "sqlite_errorname", "")
-    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
-        return StoreError(f"{path}: the review database stays locked by another program: {exc}")
-    if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_IOERR", "SQLITE_PERM")):
-        return StoreError(f"{path}: cannot use the review database: {exc}")
-    return CorruptDatabase(f"{path}: the review database is damaged ({exc}); left unchanged")
-
-
-def _inspect_read_only(path: Path) -> int:
-    """The schema version of a quizcoll database, checked read-only for damage."""
-    uri = "file:" + quote(str(path.resolve())) + "?mode=ro"
-    try:
-        db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
-    except sqlite3.Error as exc:
-        raise _damaged(path, exc) from None
-    try:
-        version = int(db.execute("PRAGMA user_version").fetchone()[0])
-        if version > SCHEMA_VERSION:
-            raise NewerDatabase(
-                f"{path}: written by a newer quizcoll (schema version {version}, "
-                f"this one knows up to {SCHEMA_VERSION}); upgrade quizcoll; left unchanged"
-            )
-        result = db.execute("PRAGMA quick_check").fetchall()
-        if [tuple(r) for r in result] != [("ok",)]:
-            first = " ".join(str(result[0][0]).split()) if result else "no result"
-            raise CorruptDatabase(
-                f"{path}: the review database is damaged ({first}); left unchanged"
-            )
-        return version
-    except sqlite3.Error as exc:
-        raise _damaged(path, exc) from None
-    finally:
-        db.close()
-
-
-def _create(path: Path, *, replace_empty: bool) -> None:
-    """Build a fresh database next to ``path`` and move it into place atomically."""
-    try:
-        _build(path, replace_empty=replace_empty)
-    except (OSError, sqlite3.Error) as exc:
-        raise StoreError(f"{path}: cannot create the review database: {exc}") from None
-
-
-def _build(path: Path, *, replace_empty: bool) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    now = time.time()
-    for stale in path.parent.glob(f".{path.name}.*.creating"):
-        # left by a creation that was killed; a live one finishes in well under a minute
-        with contextlib.suppress(OSError):
-            if now - stale.stat().st_mtime > 60:
-                stale.unlink()
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.creating")
-    try:
-        db = sqlite3.connect(tmp, isolation_level=None)
-        try:
-            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            db.execute("PRAGMA journal_mode = WAL")  # persistent: the file is WAL from the start
-            db.execute("BEGIN IMMEDIATE")
-            _migrate(db, 0, SCHEMA_VERSION)
-            db.execute("COMMIT")
-        finally:
-            db.close()
-        if replace_empty:
-            os.replace(tmp, path)
-        else:
-            try:
-                os.link(tmp, path)  # fails if another process created it first: keep theirs
-            except FileExistsError:
-                pass
-            except OSError:  # a filesystem without hard links
-                if not path.exists():
-                    os.replace(tmp, path)
-    finally:
-        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
-            with contextlib.suppress(FileNotFoundError):
-                leftover.unlink()
-
-
-def _row_to_record(row: sqlite3.Row) -> CardRecord:
-    snap = Snapshot.from_dict(
-        {
-            "state": json.loads(row["state"]),
-            "suspended": row["suspended"],
-            "leech": row["leech"],
-            "buried_until": row["buried_until"],
-        }
-    )
-    return CardRecord(
-        card_id=row["card_id"], deck=row["deck"], orphaned=bool(row["orphaned"])
-    ).with_snapshot(snap)
-
-
-def _row_to_review(row: sqlite3.Row) -> Review:
-    correct = row["correct"]
-    return Review(
-        id=row["id"],
-        uid=row["uid"],
-        card_id=row["card_id"],
-        deck=row["deck"],
-        reviewed_at=parse_time(row["reviewed_at"]),  # type: ignore[arg-type]
-        rating=Rating(row["rating"]),
-        duration_ms=row["duration_ms"],
-        answer=row["answer"],
-        correct=None if correct is None else bool(correct),
-        seed=row["seed"],
-        practice=bool(row["practice"]),
-        hinted=bool(row["hinted"]),
-        before=Snapshot.from_dict(json.loads(row["before"])),
-        after=Snapshot.from_dict(json.loads(row["after"])),
-    )
-
+# The records, errors and limits callers use come from here, with the Store.
+__all__ = [
+    "APPLICATION_ID",
+    "MAX_ANSWER_TEXT",
+    "MAX_DURATION_MS",
+    "MAX_NAME_CHARS",
+    "SCHEMA_VERSION",
+    "CardRecord",
+    "CorruptDatabase",
+    "MergeResult",
+    "NewerDatabase",
+    "NoDatabase",
+    "NotQuizcollDatabase",
+    "Review",
+    "Snapshot",
+    "StaleState",
+    "Store",
+    "StoreError",
+    "SyncResult",
+    "UndoError",
+]
 
 # -- the store ----------------------------------------------------------------------------
 
@@ -411,19 +101,23 @@ class Store:
         self._db = db
 
     @classmethod
-    def open(cls, path: Path | str) -> Store:
-        """Open (creating if absent) the review database at ``path``.
+    def open(cls, path: Path | str, *, create: bool = True) -> Store:
+        """Open (creating if absent, unless ``create`` is false) the review database at ``path``.
 
         Raises :class:`NotQuizcollDatabase`, :class:`CorruptDatabase`,
-        :class:`NewerDatabase` or :class:`StoreError`; the file is then left untouched.
+        :class:`NewerDatabase`, :class:`NoDatabase` or :class:`StoreError`; the file is then
+        left untouched. A device, FIFO, folder or dangling link at ``path`` is refused
+        (:func:`deck.safeio.database_path`).
         """
-        path = Path(path).expanduser()
-        if path.is_dir():
-            raise StoreError(f"{path}: is a directory, not a review database")
+        path = database_path(path)
         try:
             size = path.stat().st_size
         except FileNotFoundError:
             size = None
+        if size is None and not create:
+            raise NoDatabase(
+                f"no review database at {path} (the first review creates it); nothing created"
+            )
         if size is None or size == 0:
             _create(path, replace_empty=size == 0)
         _check_header(path)
@@ -447,6 +141,14 @@ class Store:
             db.close()
             raise
         return store
+
+    @classmethod
+    def in_memory(cls) -> Store:
+        """An empty store that lives in memory only (for reading when no database exists)."""
+        db = sqlite3.connect(":memory:", isolation_level=None)
+        db.row_factory = sqlite3.Row
+        _migrate(db, 0, SCHEMA_VERSION)
+        return cls(Path(":memory:"), db)
 
     # -- plumbing ------------------------------------------------------------------------
 
@@ -500,15 +202,23 @@ class Store:
 
     def card(self, card_id: str) -> CardRecord | None:
         rows = self._query("SELECT * FROM cards WHERE card_id = ?", (card_id,))
-        return _row_to_record(rows[0]) if rows else None
+        return _row_to_record(rows[0], self.path) if rows else None
 
     def state(self, card_id: str) -> CardState:
         """The card's scheduling state; a fresh new state for a card never seen."""
         record = self.card(card_id)
         return record.state if record else CardState()
 
+    def state_version(self, card_id: str) -> tuple[CardState, int]:
+        """The card's scheduling state and its row version (0 for a card never seen): pass
+        the version to :meth:`record_review` as ``expected_version``."""
+        record = self.card(card_id)
+        return (record.state, record.version) if record else (CardState(), 0)
+
     def cards(self) -> dict[str, CardRecord]:
-        return {r["card_id"]: _row_to_record(r) for r in self._query("SELECT * FROM cards")}
+        return {
+            r["card_id"]: _row_to_record(r, self.path) for r in self._query("SELECT * FROM cards")
+        }
 
     def reviews(
         self,
@@ -529,7 +239,7 @@ class Store:
             where.append("reviewed_at < ?")
             params.append(format_time(until))
         sql = "SELECT * FROM reviews" + (" WHERE " + " AND ".join(where) if where else "")
-        return [_row_to_review(r) for r in self._query(sql + " ORDER BY id", params)]
+        return [_row_to_review(r, self.path) for r in self._query(sql + " ORDER BY id", params)]
 
     def review_count(self, *, practice: bool | None = None) -> int:
         if practice is None:
@@ -547,7 +257,7 @@ class Store:
             rows = self._query(
                 "SELECT * FROM reviews WHERE card_id = ? ORDER BY id DESC LIMIT 1", (card_id,)
             )
-        return _row_to_review(rows[0]) if rows else None
+        return _row_to_review(rows[0], self.path) if rows else None
 
     def done_between(self, start: datetime, end: datetime) -> dict[str, tuple[int, int]]:
         """Per deck, scheduled reviews in ``[start, end)``: (new cards introduced, review-phase reviews).
@@ -565,14 +275,19 @@ class Store:
 
     # -- writing -------------------------------------------------------------------------
 
-    def _put(self, db: sqlite3.Connection, record: CardRecord) -> None:
-        db.execute(
+    def _put(
+        self, db: sqlite3.Connection, record: CardRecord, *, expected_version: int | None = None
+    ) -> bool:
+        """Write a card's row, bumping its version; with ``expected_version``, only if the
+        row still has that version (compare-and-swap). Returns whether it was written."""
+        cas = "" if expected_version is None else " WHERE cards.version = ?"
+        cur = db.execute(
             "INSERT INTO cards (card_id, deck, phase, due, state, suspended, leech, "
-            "buried_until, orphaned) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "buried_until, orphaned, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1) "
             "ON CONFLICT (card_id) DO UPDATE SET deck = excluded.deck, phase = excluded.phase, "
             "due = excluded.due, state = excluded.state, suspended = excluded.suspended, "
             "leech = excluded.leech, buried_until = excluded.buried_until, "
-            "orphaned = excluded.orphaned",
+            "orphaned = excluded.orphaned, version = cards.version + 1" + cas,
             (
                 record.card_id,
                 record.deck,
@@ -583,14 +298,16 @@ class Store:
                 int(record.leech),
                 format_time(record.buried_until),
                 int(record.orphaned),
+                *(() if expected_version is None else (expected_version,)),
             ),
         )
+        return cur.rowcount == 1
 
     def _current(self, db: sqlite3.Connection, card_id: str, deck: str) -> CardRecord:
         row = db.execute("SELECT * FROM cards WHERE card_id = ?", (card_id,)).fetchone()
         if row is None:
             return CardRecord(card_id=card_id, deck=deck)
-        record = _row_to_record(row)
+        record = _row_to_record(row, self.path)
         return replace(record, deck=deck or record.deck, orphaned=False)
 
     def _exists(self, db: sqlite3.Connection, card_id: str) -> bool:
@@ -637,16 +354,29 @@ class Store:
         practice: bool = False,
         leech_threshold: int = 8,
         hinted: bool = False,
+        expected_version: int | None = None,
     ) -> Review:
         """Store one review and the card's new state in one committed transaction.
 
         The state before is read inside the transaction (so undo restores what was
         really there). ``practice`` logs the review and leaves the schedule alone.
         After ``leech_threshold`` lapses (0: never) the card is tagged leech and suspended.
+
+        ``expected_version`` is the version :meth:`state_version` returned with the state
+        ``after`` was computed from: if another session has written the card since, nothing
+        is stored and :class:`StaleState` carries the card's current state and version, to
+        compute ``after`` again. So two sessions reviewing one card serialise: its ``reps``
+        never falls behind its review count.
         """
         rating = Rating(int(rating))
         with self._write() as db:
             current = self._current(db, card_id, deck)
+            if (
+                expected_version is not None
+                and not practice
+                and current.version != expected_version
+            ):
+                raise StaleState(card_id, current.state, current.version)
             if practice:
                 new = current
             else:
@@ -673,8 +403,12 @@ class Store:
                 practice=practice,
                 hinted=hinted,
             )
-            if not practice or self._exists(db, card_id):
-                self._put(db, new)  # a practised card never seen keeps having no record
+            # a practised card never seen keeps having no record
+            written = (practice and not self._exists(db, card_id)) or self._put(
+                db, new, expected_version=current.version
+            )
+            if not written:
+                raise StaleState(card_id, current.state, current.version)
             self._insert_review(db, review)
             row_id = db.execute("SELECT last_insert_rowid()").fetchone()[0]
         return replace(review, id=int(row_id))
@@ -693,7 +427,7 @@ class Store:
                 row = db.execute("SELECT * FROM reviews WHERE id = ?", (review_id,)).fetchone()
                 if row is None:
                     raise UndoError(f"review {review_id} is not in the database")
-            review = _row_to_review(row)
+            review = _row_to_review(row, self.path)
             later = db.execute(
                 "SELECT count(*) FROM reviews WHERE card_id = ? AND id > ?",
                 (review.card_id, review.id),
@@ -793,7 +527,7 @@ class Store:
                     "SELECT * FROM cards WHERE card_id = ?", (record.card_id,)
                 ).fetchone()
                 if row is not None:
-                    local = _row_to_record(row)
+                    local = _row_to_record(row, self.path)
                     theirs = record.state.last_review
                     ours = local.state.last_review
                     if theirs is None or (ours is not None and theirs <= ours):

@@ -4,6 +4,13 @@ Four physical dimensions (bytes, bytes per second, seconds, counts) plus ratios.
 GB is 10^9 bytes and GiB 2^30; a bare ``G``/``M``/``K`` after a byte amount is
 ambiguous and parsed into both readings (see :attr:`Quantity.candidates`). Every
 function raises :class:`UnitError`, never anything else, on bad text.
+
+Every number read here is bounded: finite and at most :data:`MAX_MAGNITUDE` in size, in
+base units and after unit scaling (so ``1e300 PiB`` or ``inf%`` is refused, never an
+infinity). :func:`check_number` and :func:`parse_number` add a range and whole-number
+check on top, with integers parsed exactly (``12345678901234567891`` is not rounded
+through a float): they are the one number parser for flags, card fields, configs and
+imported data. Out-of-range values raise :class:`RangeError`.
 """
 
 from __future__ import annotations
@@ -12,12 +19,24 @@ import enum
 import math
 import re
 from dataclasses import dataclass
+from decimal import Context, Decimal, InvalidOperation
 
 from deck.errors import DeckError
 
 
 class UnitError(DeckError, ValueError):
     """Text that is not a number with a known unit."""
+
+
+class RangeError(UnitError):
+    """A number outside the range its input allows (or not finite, or not whole)."""
+
+
+# No input (card, flag, config, answer, import) needs a larger number: the largest byte or
+# FLOP counts the collection talks about are around 1e26. Far enough from the float limit
+# (1.8e308) that scaling by any unit (at most 2^50) stays finite.
+MAX_MAGNITUDE = 1e30
+MAX_TEXT_MAGNITUDE = "1e30"  # how messages and docs write it
 
 
 class Dim(enum.Enum):
@@ -82,6 +101,7 @@ LABELS: frozenset[str] = frozenset(
         "ranks",
         "token",
         "tokens",
+        "tokens/s",
         "param",
         "params",
         "parameters",
@@ -113,6 +133,7 @@ LABELS: frozenset[str] = frozenset(
         "experts",
         "FLOPs",
         "TFLOPs",
+        "FLOPs/byte",
         "times",
     }
 )
@@ -171,25 +192,58 @@ class Quantity:
         return len(self.candidates) > 1
 
 
-def _split_number(text: str) -> tuple[float, str]:
+def _split_exact(text: str) -> tuple[Decimal, str]:
+    """The number at the start of ``text``, exactly, and the rest (a unit, a label)."""
     if not isinstance(text, str):
         raise UnitError(f"expected text, got {type(text).__name__}")
     if len(text) > MAX_TEXT:
         raise UnitError("that is too long to be a number")
     m = _NUMBER.match(text)
     if not m:
-        raise UnitError(f"{text.strip()!r} is not a number")
+        raise UnitError(f"{_shown(text)} is not a number")
+    if _NOT_DECIMAL.match(text):
+        raise UnitError(f"{_shown(text)}: write numbers in decimal (no 0x, 0o or 0b prefix)")
     num = m.group("num").replace(",", "").replace("_", "")
     exp = m.group("exp") or (m.group("exp10") or "").replace("−", "-") or "0"
     try:
-        value = float(num) * 10.0 ** int(exp)
-    except (OverflowError, ValueError):
-        raise UnitError(f"{text.strip()!r} is out of range") from None
-    if not math.isfinite(value):
-        raise UnitError(f"{text.strip()!r} is out of range")
+        value = Decimal(f"{num}e{exp}")  # exact: no float rounding, no overflow
+    except InvalidOperation:
+        raise UnitError(f"{_shown(text)} is not a number") from None
+    # adjusted() is the decimal exponent, read without arithmetic (1e999999999 would trap)
+    if value and (value.adjusted() > 30 or _EXACT.abs(value) > _MAX_DECIMAL):
+        raise RangeError(
+            f"{_shown(text)} is out of range (numbers are limited to ±{MAX_TEXT_MAGNITUDE})"
+        )
     if m.group("sign") in ("-", "−"):
-        value = -value
+        value = _EXACT.minus(value)
     return value, m.group("rest")
+
+
+_MAX_DECIMAL = Decimal(f"{MAX_MAGNITUDE:g}")
+# Arithmetic on the parsed digits without rounding: a number is at most MAX_TEXT characters.
+_EXACT = Context(prec=2 * MAX_TEXT)
+_NOT_DECIMAL = re.compile(r"^\s*[-+−]?\s*0[xXoObB][0-9a-fA-F_]")
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted for a message, shortened if long."""
+    t = text.strip()
+    return repr(t) if len(t) <= 40 else repr(t[:37] + "...")
+
+
+def _split_number(text: str) -> tuple[float, str]:
+    value, rest = _split_exact(text)
+    return float(value), rest
+
+
+def _bounded(value: float, text: str) -> float:
+    """A value after unit scaling: still finite and within :data:`MAX_MAGNITUDE`."""
+    if not math.isfinite(value) or abs(value) > MAX_MAGNITUDE:
+        raise RangeError(
+            f"{_shown(text)} is out of range (numbers are limited to ±{MAX_TEXT_MAGNITUDE} "
+            "in base units)"
+        )
+    return value
 
 
 def parse_count(text: str) -> float:
@@ -199,10 +253,10 @@ def parse_count(text: str) -> float:
     if not rest:
         return value
     if rest in COUNT_SUFFIXES:
-        return value * COUNT_SUFFIXES[rest]
+        return _bounded(value * COUNT_SUFFIXES[rest], text)
     if rest.lower() in COUNT_SUFFIXES:
-        return value * COUNT_SUFFIXES[rest.lower()]
-    raise UnitError(f"unknown unit {rest!r} for a count")
+        return _bounded(value * COUNT_SUFFIXES[rest.lower()], text)
+    raise UnitError(f"unknown unit {_shown(rest)} for a count")
 
 
 def lookup_unit(symbol: str) -> Unit:
@@ -233,7 +287,15 @@ def parse_quantity(text: str, dim: Dim | None = None, *, label: str | None = Non
     ``dim`` is the expected dimension: a bare number is taken in base units of it,
     and a unit of another dimension is an error. ``label`` is a card's own unit word
     (``S``, ``GPUs``, ``tokens``) which may follow the number and is then ignored.
+    Every reading is finite and within :data:`MAX_MAGNITUDE` in base units.
     """
+    q = _quantity(text, dim, label)
+    for value in q.candidates:
+        _bounded(value, text)
+    return q
+
+
+def _quantity(text: str, dim: Dim | None, label: str | None) -> Quantity:
     value, rest = _split_number(text)
     rest = rest.strip()
     if label and rest.lower().endswith(" " + label.lower()):
@@ -273,9 +335,7 @@ def to_base(value: object, dim: Dim) -> float:
     if isinstance(value, bool):
         raise UnitError(f"expected {dim.value}, got a boolean")
     if isinstance(value, int | float):
-        if not math.isfinite(value):
-            raise UnitError(f"{value} is not a finite number")
-        return value
+        return check_number(value, dim.value)
     if isinstance(value, str):
         q = parse_quantity(value, dim)
         if q.ambiguous:
@@ -284,6 +344,122 @@ def to_base(value: object, dim: Dim) -> float:
             )
         return q.value
     raise UnitError(f"expected {dim.value}, got {type(value).__name__}")
+
+
+# ----------------------------------------------------------------------------- bounded numbers
+
+
+def check_number(
+    value: object,
+    what: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    integer: bool = False,
+) -> int | float:
+    """``value`` (a number from YAML, JSON or a parse) if it is a real, finite number within
+    ``[low, high]`` (default ±:data:`MAX_MAGNITUDE`), and whole when ``integer``.
+
+    Returns an ``int`` for a whole number when ``integer`` is asked (``4.0`` → ``4``).
+    Raises :class:`RangeError` (or :class:`UnitError` for a non-number) naming ``what``.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise UnitError(f"{_about(what)}expected a number, got {_kind_of(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise RangeError(f"{_about(what)}{value} is not a finite number")
+    lo = -MAX_MAGNITUDE if low is None else low
+    hi = MAX_MAGNITUDE if high is None else high
+    if not lo <= value <= hi:  # int vs float compares exactly, without overflow
+        raise RangeError(
+            f"{_subject(what)}must be {_range_text(lo, hi, integer)}, got {_number_text(value)}"
+        )
+    if integer:
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise RangeError(
+                    f"{_subject(what)}must be a whole number, got {_number_text(value)}"
+                )
+            return int(value)
+        return value
+    return value
+
+
+def parse_number(
+    text: str,
+    what: str,
+    *,
+    dim: Dim = Dim.COUNT,
+    low: float | None = None,
+    high: float | None = None,
+    integer: bool = False,
+) -> int | float:
+    """Text typed by a person (a flag, a config value) as a checked number.
+
+    ``dim`` COUNT reads plain numbers and count suffixes (``4096``, ``4,096``, ``6.74B``,
+    ``1e9``); another dimension reads a unit (``1GiB``, ``900GB/s``, ``5us``) into base units,
+    refusing the ambiguous bare ``G``. Plain whole numbers are read exactly. The result is
+    then checked as by :func:`check_number`.
+    """
+    if not isinstance(text, str):
+        return check_number(text, what, low=low, high=high, integer=integer)
+    try:
+        if dim is Dim.COUNT:
+            exact, rest = _split_exact(text)
+            rest = rest.strip()
+            if rest:
+                factor = COUNT_SUFFIXES.get(rest, COUNT_SUFFIXES.get(rest.lower()))
+                if factor is None:
+                    raise UnitError(f"unknown unit {_shown(rest)} for a count")
+                # exact: 6.74B is 6,740,000,000, not 6739999999.999
+                exact = _EXACT.multiply(exact, Decimal(int(factor)))
+            whole = integer and exact == exact.to_integral_value(context=_EXACT)
+            value: int | float = int(exact) if whole else float(exact)
+        else:
+            value = to_base(text, dim)
+    except RangeError as exc:
+        raise RangeError(f"{_about(what)}{exc}") from None
+    except UnitError as exc:
+        raise UnitError(f"{_about(what)}{exc}") from None
+    return check_number(value, what, low=low, high=high, integer=integer)
+
+
+def _about(what: str) -> str:
+    return f"{what}: " if what else ""
+
+
+def _subject(what: str) -> str:
+    return f"{what} " if what else ""
+
+
+def _kind_of(value: object) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return f"a boolean ({value})"
+    if isinstance(value, str):
+        return f"text {_shown(value)}"
+    return type(value).__name__
+
+
+def _number_text(value: float) -> str:
+    if isinstance(value, int) and abs(value) >= 10**15:
+        if value > 0 and (value + 1) & value == 0:
+            return f"2^{value.bit_length()}-1"  # the usual bounds: 2^63-1, 2^32-1
+        if abs(value) > 10**300:
+            return f"a number of {len(str(abs(value)))} digits"
+        return f"{value:.3e}"  # a 30-digit integer is unreadable; its size is what matters
+    return format_number(value) if isinstance(value, int) else f"{value:g}"
+
+
+def _range_text(lo: float, hi: float, integer: bool) -> str:
+    kind = "a whole number" if integer else "a number"
+    if lo == -MAX_MAGNITUDE and hi == MAX_MAGNITUDE:
+        return f"{kind} within ±{MAX_TEXT_MAGNITUDE}"
+    if hi == MAX_MAGNITUDE:
+        return f"{kind} ≥ {_number_text(lo)}"
+    if lo == -MAX_MAGNITUDE:
+        return f"{kind} ≤ {_number_text(hi)}"
+    return f"{kind} from {_number_text(lo)} to {_number_text(hi)}"
 
 
 def unit_dim(symbol: str) -> Dim | None:

@@ -9,7 +9,9 @@ be accepted by the checker.
 from __future__ import annotations
 
 import math
+import multiprocessing
 import re
+from collections import ChainMap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +19,7 @@ from typing import Any
 from deck.checking import CheckError, check_answer, resolve_value, solve
 from deck.constraints import MIN_INSTANCES
 from deck.errors import DeckError
-from deck.facts import constant_values
+from deck.facts import constant_values, evaluate_in
 from deck.failures import Failure
 from deck.instances import Instance, draw, instance_count, render_front, render_options, sweep
 from deck.model import Card, CardType, Claim, Collection
@@ -64,28 +66,89 @@ def run_checks(
     *,
     seeds: int = DEFAULT_SEEDS,
     on_card: Callable[[int, int, Card], Any] | None = None,
+    jobs: int = 1,
 ) -> CheckReport:
-    failures: list[Failure] = []
-    claims = points = instances = 0
+    """Prove every card of ``collection``. With ``jobs`` > 1 (and ``fork`` available) the
+    cards are shared among that many worker processes; the report is the same, in order."""
     cards = collection.cards
-    for i, card in enumerate(cards):
-        if on_card is not None:
-            on_card(i, len(cards), card)
-        failures.extend(unproven_failures(card, registry))
-        for claim_index, claim in enumerate(card.verify):
-            claims += 1
-            if claim.where:
-                n, fails = check_claim(card, claim_index, claim, registry)
-                points += n
-                failures.extend(fails)
-        if registry is not None:
-            failures.extend(prove_formula_answer(card, registry))
-        failures.extend(_instance_space(card, registry))
-        n, fails = check_instances(card, registry, seeds)
-        instances += n
-        points += n * sum(1 for c in card.verify if not c.where)
-        failures.extend(fails)
-    return CheckReport(len(cards), claims, points, instances, tuple(failures))
+    outcomes: list[_CardOutcome] = []
+    workers = min(jobs, len(cards) // MIN_CARDS_PER_JOB)
+    if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+        outcomes = _check_in_parallel(cards, registry, seeds, on_card, workers)
+    else:
+        for i, card in enumerate(cards):
+            if on_card is not None:
+                on_card(i, len(cards), card)
+            outcomes.append(check_card(card, registry, seeds))
+    return CheckReport(
+        len(cards),
+        sum(o.claims for o in outcomes),
+        sum(o.points for o in outcomes),
+        sum(o.instances for o in outcomes),
+        tuple(f for o in outcomes for f in o.failures),
+    )
+
+
+@dataclass(frozen=True)
+class _CardOutcome:
+    claims: int
+    points: int
+    instances: int
+    failures: tuple[Failure, ...]
+
+
+def check_card(card: Card, registry: Registry | None, seeds: int) -> _CardOutcome:
+    """Every proof of one card: its text, claims, answer, instance space and instances."""
+    failures = list(unproven_failures(card, registry))
+    claims = points = 0
+    for claim_index, claim in enumerate(card.verify):
+        claims += 1
+        if claim.where:
+            n, fails = check_claim(card, claim_index, claim, registry)
+            points += n
+            failures.extend(fails)
+    if registry is not None:
+        failures.extend(prove_formula_answer(card, registry))
+    failures.extend(_instance_space(card, registry))
+    n, fails = check_instances(card, registry, seeds)
+    points += n * sum(1 for c in card.verify if not c.where)
+    failures.extend(fails)
+    return _CardOutcome(claims, points, n, tuple(failures))
+
+
+# Worker processes are forked with the collection and registry in memory: a task is a card's
+# index, so nothing but the small outcomes crosses between processes.
+MIN_CARDS_PER_JOB = 40  # below this a worker's start-up is not worth it
+_SHARED: tuple[tuple[Card, ...], Registry | None, int] | None = None
+
+
+def _check_index(index: int) -> tuple[int, _CardOutcome]:
+    assert _SHARED is not None
+    cards, registry, seeds = _SHARED
+    return index, check_card(cards[index], registry, seeds)
+
+
+def _check_in_parallel(
+    cards: tuple[Card, ...],
+    registry: Registry | None,
+    seeds: int,
+    on_card: Callable[[int, int, Card], Any] | None,
+    workers: int,
+) -> list[_CardOutcome]:
+    global _SHARED
+    _SHARED = (cards, registry, seeds)
+    results: dict[int, _CardOutcome] = {}
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for done, (index, outcome) in enumerate(
+                pool.imap_unordered(_check_index, range(len(cards)), chunksize=4)
+            ):
+                results[index] = outcome
+                if on_card is not None:
+                    on_card(done, len(cards), cards[index])
+    finally:
+        _SHARED = None
+    return [results[i] for i in range(len(cards))]
 
 
 def _point_text(shown: Mapping[str, str]) -> str:
@@ -106,19 +169,17 @@ def check_claim(
     if comp is not None:
         fdef = registry.get(comp.run).field_(comp.field)
         dim = fdef.dimension if fdef else None
-    constants = {k: v.value for k, v in constant_values(registry).items()}
+    constants = constant_values(registry)
     for values, shown in sweep(claim.where):
         n += 1
-        env = {**constants, **values}
+        env = ChainMap(values, constants)  # hundreds of constants: looked up, not copied
         try:
             if comp is not None:
                 args = {k: resolve_value(v, values, shown) for k, v in comp.args}
                 actual = registry.call(comp.run, args)[comp.field]
             else:
-                from deck.formula import evaluate
-
                 assert claim.expr is not None
-                actual = evaluate(claim.expr, {k: v for k, v in env.items() if _number(v)})
+                actual = evaluate_in(claim.expr, env)
             expected = expected_value(claim, env, dim)
         except DeckError as exc:
             failures.append(
@@ -158,10 +219,6 @@ def _instance_space(card: Card, registry: Registry | None) -> list[Failure]:
             "computed, not remembered): add values or widen ranges"
         )
     return [Failure(card.id, card.location, "params", message, warning=card.unproven == "warn")]
-
-
-def _number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool)
 
 
 def check_instances(card: Card, registry: Registry | None, seeds: int) -> tuple[int, list[Failure]]:

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import yaml
 
 from deck.errors import Problem
+from deck.safeio import PathError, read_bytes
 
 try:  # the C parser; the pure-Python one is a fallback for exotic installs only
     from yaml import CSafeLoader as _Loader
@@ -24,6 +25,7 @@ except ImportError:  # pragma: no cover
 _ScalarNode = yaml.ScalarNode
 MAX_FILE_BYTES = 32 * 1024 * 1024
 MAX_SCALAR_CHARS = 64 * 1024
+MAX_INT_DIGITS = 40  # beyond any card number (±1e30); Python refuses ints past 4,300 digits
 ALIAS_BUDGET_FACTOR = 4  # constructed values may exceed the file's nodes this many times
 
 _STR = "tag:yaml.org,2002:str"
@@ -131,6 +133,12 @@ class _Builder:
         if tag == _STR:
             return text
         if tag == _INT:
+            if sum(ch.isalnum() for ch in text) > MAX_INT_DIGITS:
+                raise self.fail(
+                    node,
+                    f"a whole number of {len(text):,} digits is out of range "
+                    "(card numbers are limited to ±1e30)",
+                )
             return _int(text)
         if tag == _FLOAT:
             return _float(text)
@@ -244,17 +252,13 @@ def _syntax_problem(path: str, exc: yaml.YAMLError, source: str) -> Problem:
 def read_text(path: Path, display: str) -> tuple[str | None, Problem | None]:
     """Read a card file as UTF-8 text, or say in one line why it cannot be."""
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return None, Problem(
-                display,
-                0,
-                0,
-                f"file is {size:,} bytes; card files are limited to {MAX_FILE_BYTES:,}",
-            )
-        data = path.read_bytes()
-    except OSError as exc:
-        return None, Problem(display, 0, 0, f"cannot read: {exc.strerror or exc}")
+        # a regular file only, with a byte cap: a FIFO or /dev/zero is refused at once
+        data = read_bytes(path, limit=MAX_FILE_BYTES, what="card file")
+    except PathError as exc:
+        message = str(exc)
+        if message.startswith(f"{path}: "):
+            message = message[len(f"{path}: ") :]
+        return None, Problem(display, 0, 0, message)
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return None, Problem(display, 0, 0, "UTF-16 text: save the file as UTF-8")
     if b"\x00" in data[:8192]:

@@ -26,6 +26,9 @@ from deck.scheduler import parse_config
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
+MAX_SETTINGS_BYTES = 1024 * 1024  # config.toml: a few hundred bytes in practice
+
+
 class ConfigWriteError(DeckError):
     """The settings file cannot be updated safely; it is left as it was."""
 
@@ -165,43 +168,18 @@ def set_key(
 
 def write_config(path: Path, edit: Callable[[str], str], check: Callable[[Path], None]) -> None:
     """Replace the file at ``path`` by ``edit(its text)`` ("" when it does not exist yet),
-    atomically: written beside it, ``check(temporary path)`` (raising
-    :class:`ConfigWriteError` to refuse), then renamed over it."""
-    try:
-        text = path.read_bytes().decode("utf-8")
-        mode: int | None = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        text, mode = "", None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigWriteError(f"{path}: cannot read: {exc}") from None
-    result = edit(text)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(result)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        check(tmp)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise ConfigWriteError(f"{path}: cannot write: {exc}; left unchanged") from None
-    finally:
-        tmp.unlink(missing_ok=True)
-    _fsync_dir(path.parent)
+    through :mod:`deck.safeio`: read with a size cap, written beside it, ``check(temporary
+    path)`` (raising :class:`ConfigWriteError` to refuse), then renamed over it; a regular
+    file only (never through a link, never into a device)."""
+    from deck import safeio
 
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename durable (POSIX); a platform without directory fsync just skips it."""
     try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
+        text = safeio.read_text(path, limit=MAX_SETTINGS_BYTES, what="settings file")
+    except safeio.PathError as exc:
+        if os.path.lexists(path):
+            raise ConfigWriteError(f"{exc}; left unchanged") from None
+        text = ""
     try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        safeio.write_text(path, edit(text), what="settings file", check=check)
+    except safeio.PathError as exc:
+        raise ConfigWriteError(str(exc)) from None

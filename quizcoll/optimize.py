@@ -278,7 +278,8 @@ def write_parameters(
 
     The new text is written to a temporary file beside ``path``, read back with
     :func:`deck.scheduler.load_config` (so a file quizcoll would reject never replaces a
-    good one), and only then renamed over ``path``. The file's permissions are kept.
+    good one), and only then renamed over ``path`` (:func:`deck.safeio.write_text`: the
+    file's permissions are kept; a link or special file is refused).
     """
 
     def check(tmp: Path) -> None:

@@ -207,14 +207,19 @@ def _wrap(node: Expr, text: str) -> str:
     )
 
 
+def _typed(s: Any) -> str:
+    """sympy's text in the formula language: it spells ceil as ``ceiling``."""
+    return str(s).replace("ceiling(", "ceil(")
+
+
 def rewritings(text: str, variables: Sequence[Variable]) -> dict[str, str]:
     e = parse(text)
     symbols = {v.name: sympy.Symbol(v.name, positive=True) for v in variables}
     s = _to_sympy(e, symbols, sympy)
     plain = str(e)
     return {
-        "expanded": str(sympy.expand(s)),
-        "factored": str(sympy.factor(s)),
+        "expanded": _typed(sympy.expand(s)),
+        "factored": _typed(sympy.factor(s)),
         "reordered": str(reordered(e)),
         "middle dot": plain.replace("*", "·"),
         "times sign": plain.replace("*", " × "),

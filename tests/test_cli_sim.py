@@ -115,13 +115,13 @@ def test_table_and_trace_text(capsys: pytest.CaptureFixture) -> None:
         (["all_reduce", "--op", "mean"], "choose one of sum, prod, max, min, avg"),
         (["all_reduce", "--dtype", "fp8"], "unknown dtype 'fp8'; choose one of"),
         (["all_reduce", "--size", "1XB"], "--size: unknown unit 'XB'"),
-        (["all_reduce", "--size", "0"], "--size: 0 is not a positive whole number"),
+        (["all_reduce", "--size", "0"], "--size: must be a whole number from 1 to"),
         (["all_reduce", "--size", "6B"], "not a positive whole number of float32 elements"),
         (["reduce_scatter", "--size", "36B"], "do not split into 8 equal chunks"),
-        (["all_reduce", "--ranks", "0"], "ranks must be between 1 and 131,072"),
+        (["all_reduce", "--ranks", "0"], "--ranks: must be a whole number from 1 to"),
         (["all_reduce", "--ranks", "32", "--trace"], "--trace shows at most 16 ranks"),
         (["all_reduce", "--bandwidth", "5us"], "--bandwidth: 'us' is a unit of seconds"),
-        (["all_reduce", "--latency=-1us"], "latency must be ≥ 0"),
+        (["all_reduce", "--latency=-1us"], "--latency: must be a number from 0 to 60"),
         (["broadcast", "--root", "9"], "root must be a rank between 0 and 7"),
     ],
 )
@@ -378,7 +378,10 @@ def test_hierarchical_table_and_trace(capsys: pytest.CaptureFixture) -> None:
             ["all_reduce", "--nodes", "2", "--gpus-per-node", "2", "--link", "infiniband"],
             "--link sets a single link class",
         ),
-        (["all_reduce", "--nodes", "0", "--gpus-per-node", "2"], "--nodes must be at least 1"),
+        (
+            ["all_reduce", "--nodes", "0", "--gpus-per-node", "2"],
+            "--nodes: must be a whole number from 1",
+        ),
         (
             ["all_reduce", "--nodes", "65536", "--gpus-per-node", "4"],
             "= 262144 ranks; the simulator takes at most 131,072",
@@ -389,7 +392,7 @@ def test_hierarchical_table_and_trace(capsys: pytest.CaptureFixture) -> None:
         ),
         (
             ["all_reduce", "--nodes", "2", "--gpus-per-node", "2", "--inter-latency=-1us"],
-            "--inter-latency must be ≥ 0 seconds",
+            "--inter-latency: must be a number from 0 to 60",
         ),
         (
             ["all_reduce", "--nodes", "2", "--gpus-per-node", "2", "--intra-bandwidth", "3us"],
@@ -455,7 +458,7 @@ def test_the_text_says_where_the_data_was_moved(capsys: pytest.CaptureFixture) -
     ("argv", "message"),
     [
         (["all_reduce", "--ranks", "131073"], "ranks must be between 1 and 131,072, got 131,073"),
-        (["all_reduce", "--seed", "-1"], "the seed must be a whole number ≥ 0, got -1"),
+        (["all_reduce", "--seed", "-1"], "--seed: must be a whole number from 0 to 2^63-1, got -1"),
     ],
 )
 def test_scale_bad_input_is_one_line_exit_2(

@@ -151,7 +151,7 @@ def test_alpha_beta_stays_the_default(capsys: pytest.CaptureFixture) -> None:
         (["--model", "nccl", "--cpu", "arm"], "unknown CPU vendor"),
         (["--model", "nccl", "--protocol", "LL64"], "unknown NCCL protocol 'LL64'"),
         (["--model", "nccl", "--algorithm", "rabenseifner"], "unknown NCCL algorithm"),
-        (["--model", "nccl", "--nodes", "0"], "nodes must be a whole number from 1"),
+        (["--model", "nccl", "--nodes", "0"], "--nodes: must be a whole number from 1"),
         (["--model", "nccl", "--gpus-per-node", "9"], "from 1 to 8"),
         (["--model", "nccl", "--nodes", "70000", "--gpus-per-node", "2"], "at most 131,072"),
         (["--model", "nccl", "--ranks", "1"], "at least 2 ranks"),

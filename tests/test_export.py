@@ -152,7 +152,10 @@ def test_every_shipped_claim_reads_without_placeholders() -> None:
     cards, _ = collection()
     texts = [claim_text(claim) for card in cards for claim in card.verify]
     assert texts and all(placeholders(t) == [] for t in texts)
-    assert "Llama-2-7B KV cache = 524,288 B × T at T ∈ {1,024, 4,096, 16,384, 32,768}" in texts
+    assert (
+        "model states = 2Ψ + 2Ψ + K·Ψ without ZeRO "
+        "(for Ψ ∈ {1,000,000,000, 7,000,000,000, 70,000,000,000}, K ∈ {6, 8, 12})"
+    ) in texts
 
 
 # ----------------------------------------------------------------------------- links

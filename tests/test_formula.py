@@ -306,6 +306,28 @@ NORMALISED = [
 ]
 
 
+# As papers print them: log₂ (with or without parentheses around one operand), ⌈ ⌉, ⌊ ⌋.
+PRINTED = [
+    ("log₂N", "log2(N)"),
+    ("log₂N·S", "log2(N)*S"),
+    ("log₂(N)·S", "log2(N)*S"),
+    ("2log₂N", "2*log2(N)"),
+    ("N log₂N", "N*log2(N)"),
+    ("log₂N²", "log2(N^2)"),
+    ("Log₂(8)", "log2(8)"),
+    ("⌈log₂N⌉", "ceil(log2(N))"),
+    ("⌊log₂N⌋", "floor(log2(N))"),
+    ("⌈N/2⌉ + 1", "ceil(N/2) + 1"),
+    ("2⌈log₂N⌉·α", "2*ceil(log2(N))*α"),
+]
+
+
+@pytest.mark.parametrize(("text", "normalised"), PRINTED)
+def test_printed_logarithm_and_brackets(text: str, normalised: str) -> None:
+    assert str(parse(text)) == normalised
+    assert parse(text) == parse(normalised)
+
+
 @pytest.mark.parametrize(("text", "normalised"), NORMALISED)
 def test_str_is_normalised_and_reparses(text: str, normalised: str) -> None:
     expr = parse(text)
@@ -383,6 +405,12 @@ PARSE_ERRORS = [
     ("max(,1)", "unexpected ',' at column 5"),
     ("sqrt N", "function 'sqrt' at column 1 needs parentheses, e.g. sqrt(x)"),
     ("2 log2", "function 'log2' at column 3 needs parentheses"),
+    ("log₂", "function 'log₂' at column 1 needs parentheses"),
+    ("log₂ + 1", "function 'log₂' at column 1 needs parentheses"),
+    ("log2 N", "function 'log2' at column 1 needs parentheses"),
+    ("⌈N", "missing '⌉' for the '⌈' at column 1"),
+    ("⌊N/2", "missing '⌋' for the '⌊' at column 1"),
+    ("⌉", "unexpected '⌉' at column 1"),
     ("sqrt(1, 2)", "sqrt takes 1 argument, got 2 at column 1"),
     ("log(1, 2, 3)", "log takes 1 or 2 arguments, got 3"),
     ("max()", "max takes at least 1 argument, got 0"),
@@ -520,6 +548,7 @@ SOUP = [
     "(", ")", "+", "-", "*", "/", "^", "**", "×", "·", "−", "÷", ",", ".", "_", " ",
     "2", "0", "1e9", "1e308", "1e-320", "9", "N", "S", "x", "ψ", "e", "pi", "²", "⁻",
     "√", "sqrt(", "log2(", "log(", "max(", "min(", "exp(", "ceil(", "abs(", "sin(",
+    "log₂", "₂", "⌈", "⌉", "⌊", "⌋",
 ]  # fmt: skip
 
 

@@ -11,6 +11,7 @@ CALLS = {
     "memory.weights": {"params": 7e9, "dtype": "fp16"},
     "memory.model_weights": {"model": "llama-2-7b", "dtype": "gptq"},
     "memory.model_params": {"model": "mixtral-8x7b"},
+    "memory.decoder_layer": {"hidden": 4096, "kv_width": 1024, "intermediate": 14336},
     "memory.kv_cache": {"model": "llama-2-7b", "context": 4096},
     "memory.inference": {"model": "llama-3-70b", "dtype": "bf16", "context": 32768, "gpus": 2},
     "memory.gpus_needed": {"params": 70e9},
@@ -107,3 +108,47 @@ def test_explain_weights_is_the_worked_sum() -> None:
 def test_bad_arguments(name: str, args: dict, fragment: str) -> None:
     with pytest.raises(ArgumentError, match=fragment):
         build_registry().call(name, args)
+
+
+def test_config_fields_and_tensor_parallel_degree() -> None:
+    r = build_registry()
+    config = r.call("memory.model_params", {"model": "llama-3-8b"})
+    assert (config["heads"], config["kv_heads"], config["head_dim"]) == (32, 8, 128)
+    assert (config["vocab_size"], config["max_position_embeddings"]) == (128_256, 8192)
+    args = {"model": "llama-2-13b", "context": 4096, "batch": 8, "gpu": "rtx-4090"}
+    needed = r.call("memory.inference", args)
+    assert needed["gpus_needed"] == 3 and needed["tp_gpus"] == 4
+    states = r.call("memory.training", {"params": 10**9, "grad_bytes": 4})
+    assert states["total"] == 18 * 10**9
+
+
+def test_the_score_term_of_the_activations() -> None:
+    r = build_registry()
+    args = {"hidden": 4096, "heads": 32, "layers": 1, "seq_len": 4096, "micro_batch": 2}
+    none = r.call("memory.activations", args)
+    selective = r.call("memory.activations", {**args, "recompute": "selective"})
+    assert none["scores_bytes"] == 5 * 32 * 4096**2 * 2  # Korthikanti et al.: 5as²b
+    assert none["per_layer_bytes"] - selective["per_layer_bytes"] == none["scores_bytes"]
+    assert selective["scores_bytes"] == 0
+
+
+def test_kv_cache_with_any_element_width() -> None:
+    r = build_registry()
+    shape = {"layers": 32, "kv_heads": 8, "head_dim": 128, "context": 1}
+    assert r.call("memory.kv_cache", {**shape, "element_bytes": 3})["kv_bytes_per_token"] == (
+        2 * 32 * 8 * 128 * 3
+    )
+    assert r.call("memory.kv_cache", shape)["kv_bytes_per_token"] == 2 * 32 * 8 * 128 * 2
+
+
+def test_one_decoder_layer_is_a_model_layer() -> None:
+    r = build_registry()
+    layer = r.call(
+        "memory.decoder_layer", {"hidden": 4096, "kv_width": 1024, "intermediate": 14336}
+    )
+    model = r.call("memory.model_params", {"model": "llama-3-8b"})  # 32 such layers
+    assert layer["attention_parameters"] * 32 == model["attention_parameters"]
+    assert layer["mlp_parameters"] * 32 == model["mlp_parameters"]
+    assert layer["norm_parameters"] * 32 + 4096 == model["norm_parameters"]
+    with pytest.raises(ArgumentError):
+        r.call("memory.decoder_layer", {"hidden": 0, "kv_width": 1, "intermediate": 1})

@@ -141,3 +141,21 @@ def test_max_context_is_the_boundary() -> None:
 
 def test_max_context_zero_when_weights_do_not_fit() -> None:
     assert inference.max_context(load_model("llama-2-70b"), FP16, find_gpu("t4")) == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "degrees"),
+    [
+        ("llama-2-7b", [1, 2, 4, 8]),  # 32 heads, 32 KV heads
+        ("llama-2-13b", [1, 2, 4, 5, 8]),  # 40 heads: 5 divides them
+        ("qwen2.5-7b", [1, 2, 4]),  # 28 heads, 4 KV heads: 7 splits queries, not KV heads
+        ("gemma-2b", [1, 2, 4, 8]),  # MQA: the one KV head is replicated
+        ("gpt2-xl", [1, 5]),  # 25 heads
+    ],
+)
+def test_valid_tensor_parallel_degrees(name: str, degrees: list[int]) -> None:
+    cfg = load_model(name)
+    assert [d for d in range(1, 9) if inference.valid_tp_degree(cfg, d)] == degrees
+    assert [inference.tp_degree(cfg, n) for n in range(1, 10)] == [
+        min([d for d in degrees if d >= n], default=0) for n in range(1, 10)
+    ]

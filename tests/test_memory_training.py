@@ -66,3 +66,11 @@ def test_recomputation() -> None:
     assert full.per_layer_bytes == 2 * sbh
     with pytest.raises(MemoryInputError):
         training_activations(**{**GPT3, "heads": 0})
+
+
+def test_fp32_main_gradients_are_18_bytes_per_parameter() -> None:
+    # Megatron-Core: bf16 params (2) + fp32 main grads (4) + 12; distributed optimizer 6 + 12/d
+    assert model_states(1_000, 0, 1, grad_bytes=4).total == 18_000
+    assert model_states(1_000, 1, 8, grad_bytes=4).total == 6_000 + 12_000 / 8
+    with pytest.raises(MemoryInputError):
+        model_states(1_000, 0, 1, grad_bytes=0)

@@ -86,8 +86,8 @@ def test_pat_for_one_gpu_per_node(registry) -> None:
         ("b200", 900, 721.8),
         ("a100", 300, 240),
         ("ndr", 50, 50),
-        ("gen4", 31.508, 24),
-        ("gen5", 63.015, 48),
+        ("gen4", 16 * 16 / 8 * 128 / 130, 24),
+        ("gen5", 32 * 16 / 8 * 128 / 130, 48),
     ],
 )
 def test_line_rate_vs_nccl(registry, link: str, line: float, nccl: float) -> None:

@@ -84,6 +84,7 @@ def test_a_bare_g_byte_figure_is_refused(text: str) -> None:
         (7e9, units.Dim.COUNT, "short", "7B"),
         (8, units.Dim.COUNT, "GPUs", "8 GPUs"),
         (1, units.Dim.COUNT, "GPUs", "1 GPU"),
+        (6.5625, units.Dim.RATIO, "bits:4", "6.5625 bits"),  # the decimals asked for
         (14e9, units.Dim.BYTES, "both", "13.04 GiB (14.00 GB)"),
     ],
 )
@@ -147,6 +148,9 @@ def test_span_reading_never_fails_on_junk(text: str) -> None:
         ("See Section 4.2, Table 3, Eq. 5 and §3.1", []),
         ("(Rajbhandari et al. 2020), Thakur 2005, (2019)", []),
         ("{=w|GiB} and {~3.73 GiB=w} and {n} GPUs; {=a} × {=b}", []),
+        ("{=p|count} × ({=a|B} + {=b|B}) per GPU", []),  # brackets join proven values too
+        ("**Not even before activations.** {=p|count} × {=a|B}", []),  # emphasis is prose
+        ("{=p|count} × ({=a|B} + 4 B)", [(Kind.FORMULA, "× ({=a|B} + 4 B)")]),
     ],
 )
 def test_unproven_scan(text: str, found: list[tuple[Kind, str]]) -> None:
@@ -318,6 +322,51 @@ def test_a_hyphenated_choice_names_its_constant() -> None:
     assert any("closed form" in m for m in messages)
 
 
+def test_two_choices_name_one_constant_and_a_rate_label_reads() -> None:
+    """``{gpu}_peak_{dtype}``: the second placeholder follows ``_`` (no LaTeX in a formula);
+    ``tokens/s`` and ``FLOPs/byte`` are answer labels."""
+    text = (
+        CHOICE_NAMED.replace("a100-80gb, h200]", "h200, b200, l40s]\n      dtype: [bf16, fp8]")
+        .replace("run: memory.gpu", "run: gpu.specs")
+        .replace('args: {gpu: "{gpu}"}', 'args: {gpu: "{gpu}", dtype: "{dtype}"}')
+        .replace("field: reported_bytes", "field: ridge_point")
+        .replace("unit: GiB", "unit: FLOPs/byte")
+        .replace('"{gpu}_reported"', '"{gpu}_peak_{dtype} / {gpu}_hbm_bandwidth"')
+    )
+    messages = [f.message for f in run_checks(_load(text), REGISTRY, seeds=5).errors]
+    assert messages and all("distinct instance" in m for m in messages)  # 8 instances: too few
+    assert units.parse_quantity("295 FLOPs/byte", label="FLOPs/byte").value == 295
+    assert units.parse_quantity("150 tokens/s", label="tokens/s").value == 150
+
+
+EMPTY_FIELD = """\
+cards:
+  - id: measured
+    type: basic
+    front: "{=lo|GB/s}"
+    back: b
+    verify:
+      - {name: lo, run: hardware.link, args: {link: hdr}, field: measured_low, expect: "46 GB/s"}
+      - {claim: c, run: hardware.link, args: {link: "{x}"}, field: measured_high, expect: "48 GB/s", where: {x: [ndr, xdr]}}
+"""
+
+
+def test_a_field_the_run_leaves_empty_is_a_failure_not_a_crash() -> None:
+    """hardware.link has no published measurement for an HDR NIC: the fact fails (a line, no
+    traceback), and so does the swept claim at its XDR point."""
+    messages = [f.message for f in run_checks(_load(EMPTY_FIELD), REGISTRY, seeds=1).errors]
+    assert any("gave no value" in m for m in messages)
+    assert any("x=xdr" in m for m in messages)
+
+
+def test_ceiling_is_read_as_ceil() -> None:
+    """A learner (and sympy) may write ceiling(T/B): the same function as ceil(T/B)."""
+    from deck.formula import evaluate
+
+    assert evaluate("B*ceiling(T/B) - T", {"T": 17, "B": 16}) == 15
+    assert evaluate("ceiling(2.1)", {}) == evaluate("ceil(2.1)", {}) == 3
+
+
 # ----------------------------------------------------------------------------- mutations
 
 
@@ -335,14 +384,19 @@ def test_mutation_kinds(text: str, kinds: set[str]) -> None:
     assert {kind for kind, *_ in text_edits(text)} == kinds
 
 
-def test_prose_mutations_leave_names_lists_and_citations_alone() -> None:
-    text = "1. Llama-2-7B on {n} GPUs (Kaplan et al. 2020): {~3.73 GiB=w}, not 4 GB\n2. ZeRO-3"
-    numbers = sorted(
-        text[a:b] for kind, a, b, _ in text_edits(text, prose=True) if "number" in kind
-    )
-    assert numbers == ["3.73", "3.73", "4", "4"]  # ×2 and ÷2 of the two quantities only
-    everything = [text[a:b] for kind, a, b, _ in text_edits(text) if "number" in kind]
-    assert "2" in everything and "2020" in everything  # outside prose every number is a value
+@pytest.mark.parametrize(
+    ("text", "mutated"),
+    [
+        ("ZeRO-1/2 keep {~2(N−1)/N·S=ar}", ["1", "2", "2(N−1)", "N−1"]),  # the name is not a claim
+        ("GPT-2 at 1,024 positions", ["1,024"]),
+        ("`bucket_cap_mb=25` by default, 8 GPUs", ["8"]),  # code is not a claim
+        ("as in Patarasuk & Yuan 2009 (Table 3) on 8 GPUs", ["8"]),
+    ],
+)
+def test_card_text_mutations_leave_what_is_not_a_claim_alone(text: str, mutated: list) -> None:
+    edits = list(text_edits(text, prose=True))
+    assert sorted({text[a:b] for _, a, b, _ in edits}) == sorted(mutated)
+    assert len(list(text_edits(text))) > len(edits)  # a value (expect, args) mutates all
 
 
 def test_every_mutation_of_the_fixture_is_caught() -> None:
@@ -365,18 +419,244 @@ def test_a_typed_figure_lets_its_mutations_survive(tmp_path: Path) -> None:
     assert ("3.73", "7.46") in survived and report.score < 1.0
 
 
-def test_fact_environments_are_cut_to_the_names_a_formula_reads() -> None:
-    from deck.facts import Value, constant_values, names_in, numeric_env
-    from deck.registry import Constant, Registry
+# ----------------------------------------------------------------------------- ceiling brackets
 
-    assert names_in("6*N*D/(n*{gpu}_peak_bf16*u)", "= gb * s") >= {"N", "D", "n", "u", "gb", "s"}
-    env = {"a": Value(2.0), "b": Value("text"), "c": 3, "flag": True}
-    assert numeric_env(env) == {"a": 2.0, "c": 3}
-    assert numeric_env(env, {"a", "b", "missing"}) == {"a": 2.0}
-    registry = Registry()
-    registry.add_constant(Constant("k1", 1.0, units.Dim.COUNT, "test"))
-    first = constant_values(registry)
-    first["scratch"] = Value(0)  # callers extend the dict: the cache must not see it
-    assert set(constant_values(registry)) == {"k1"}
-    registry.add_constant(Constant("k2", 2.0, units.Dim.COUNT, "test"))
-    assert set(constant_values(registry)) == {"k1", "k2"}  # a new constant is seen
+CEILING_CARD = """
+deck: t
+cards:
+  - id: capacity-brackets
+    type: basic
+    front: "Expert capacity with T tokens, E experts, top-k, capacity factor f?"
+    back: "{~⌈f·T·k/E⌉=cap} assignments per expert"
+    verify:
+      - name: cap
+        run: moe.capacity
+        args: {tokens: "{T}", experts: "{E}", top_k: "{k}", capacity_factor: "{f}"}
+        field: capacity
+        expect: "ceil(f*T*k/E)"
+        where: {T: [1000, 4096], E: [8, 64], k: [1, 2], f: [1, 1.25]}
+"""
+
+
+@pytest.mark.parametrize(
+    ("written", "plain"),
+    [
+        ("⌈f·T·k/E⌉", "ceil(f*T*k/E)"),
+        ("2⌊x/3⌋", "2*floor(x/3)"),
+        ("⌈(p−1)/⌊m/2⌋⌉", "ceil((p-1)/floor(m/2))"),
+    ],
+)
+def test_ceiling_and_floor_brackets_read_as_the_functions(written: str, plain: str) -> None:
+    from deck.formula import parse
+
+    assert parse(written) == parse(plain)
+
+
+@pytest.mark.parametrize("bad", ["⌈x)", "(x⌉", "x⌉", "⌊x⌉", "⌈x"])
+def test_mismatched_ceiling_brackets_are_refused(bad: str) -> None:
+    from deck.formula import FormulaError, parse
+
+    with pytest.raises(FormulaError):
+        parse(bad)
+
+
+def test_a_formula_written_with_ceiling_brackets_is_checked() -> None:
+    cards, problems = load_text(CEILING_CARD, "t.yaml", REGISTRY)
+    assert not problems
+    assert not run_checks(Collection(cards), REGISTRY).failures
+    wrong = CEILING_CARD.replace("{~⌈f·T·k/E⌉=cap}", "{~⌈f·T/E⌉=cap}")
+    cards, _ = load_text(wrong, "t.yaml", REGISTRY)
+    assert run_checks(Collection(cards), REGISTRY).failures
+
+
+def test_figures_printed_with_log2_and_ceiling_brackets_are_checked() -> None:
+    text = """cards:
+  - id: x
+    type: basic
+    front: "{~⌈log₂N⌉=rounds} rounds; the root sends {~log₂N·S=root}."
+    verify:
+      - name: rounds
+        run: collectives.scatter
+        args: {algorithm: binomial, ranks: "{N}", size: 480}
+        field: steps
+        expect: "ceil(log2(N))"
+        where: {N: [2, 3, 5, 6, 8]}
+      - name: root
+        run: collectives.broadcast
+        args: {algorithm: binomial, ranks: "{N}", size: "{S}"}
+        field: max_bytes_sent
+        expect: "log2(N)*S"
+        where: {N: [2, 8, 16], S: {choices: [64, 1024], unit: MiB}}
+"""
+    assert run_checks(_load(text), REGISTRY, seeds=1).ok
+    wrong = text.replace("{~⌈log₂N⌉=rounds}", "{~⌊log₂N⌋=rounds}")
+    report = run_checks(_load(wrong), REGISTRY, seeds=1)
+    assert any("figure '⌊log₂N⌋'" in f.format() for f in report.errors)
+    wrong = text.replace("{~log₂N·S=root}", "{~(N−1)·S=root}")
+    assert not run_checks(_load(wrong), REGISTRY, seeds=1).ok
+
+
+# ----------------------------------------------------------------------------- text parameters
+
+
+BY_DTYPE = """\
+cards:
+  - id: by-dtype
+    type: numeric
+    front: "{=p|short} parameters in {dtype}?"
+    params:
+      b: [1, 7, 13, 70]
+      p: {formula: "b * 1e9", unit: params}
+      dtype: [fp32, fp16, bf16, int8, int4]
+    answer:
+      run: memory.weights
+      args: {params: "{p}", dtype: "{dtype}"}
+      field: weights_bytes
+      unit: GB
+      expect: "p * {dtype}_bytes"
+    verify:
+      - name: usable
+        run: memory.gpu
+        args: {gpu: "{gpu}"}
+        field: reported_bytes
+        expect: "{gpu}_reported"
+    back: "{answer}; a {gpu} reports {=usable|MiB}"
+"""
+
+
+def test_a_closed_form_picks_the_constant_of_a_drawn_text_parameter() -> None:
+    text = BY_DTYPE.replace("      dtype:", "      gpu: [t4, h100-80gb, mi300x]\n      dtype:")
+    report = run_checks(_load(text), REGISTRY, seeds=8)
+    assert report.ok, [f.format() for f in report.failures]
+    wrong = text.replace('"p * {dtype}_bytes"', '"p * {dtype}_bytes * 2"')
+    messages = [f.message for f in run_checks(_load(wrong), REGISTRY, seeds=8).errors]
+    assert any("closed form (answer.expect) disagree" in m for m in messages)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("int4]", "q4_k]"), "unknown name(s) q4_k_bytes"),  # a choice with no constant
+        (('"p * {dtype}_bytes"', '"p * {b}_bytes"'), "bad expression"),  # b is a number
+        (('"{gpu}_reported"', '"{gpus}_reported"'), "bad expression"),  # no such parameter
+    ],
+)
+def test_a_closed_form_over_text_parameters_is_read_for_every_choice(
+    edit: tuple[str, str], message: str
+) -> None:
+    text = BY_DTYPE.replace("      dtype:", "      gpu: [t4, l4]\n      dtype:")
+    _, problems = load_text(text.replace(*edit), "t.yaml", REGISTRY)
+    assert any(message in p.message for p in problems), [p.format() for p in problems]
+
+
+BUILT_ON_FACTS = """\
+cards:
+  - id: states-on-facts
+    type: numeric
+    front: "Model states of Llama-2-7B under ZeRO-3 on {n} GPUs?"
+    params:
+      n: {range: [2, 64]}
+    verify:
+      - name: psi
+        run: memory.model_params
+        args: {model: llama-2-7b}
+        field: parameters
+        expect: "2*32000*4096 + 32*(4*4096^2 + 3*4096*11008 + 2*4096) + 4096"
+    answer:
+      run: memory.training
+      args: {params: 6738415616, zero_stage: 3, gpus: "{n}"}
+      field: total
+      unit: GB
+      expect: "psi * adam_mixed_bytes_per_param / n"
+    back: "{answer}"
+"""
+
+
+def test_a_closed_form_may_build_on_proven_facts() -> None:
+    report = run_checks(_load(BUILT_ON_FACTS), REGISTRY, seeds=3)
+    assert report.ok, [f.format() for f in report.failures]
+    # The fact under the closed form is itself held to its own: a wrong one fails there.
+    wrong = BUILT_ON_FACTS.replace("3*4096*11008", "2*4096*11008")
+    messages = [f.message for f in run_checks(_load(wrong), REGISTRY, seeds=1).errors]
+    assert any("the run and its closed form disagree" in m for m in messages)
+    # Only the card's facts: an unknown name is a load problem.
+    _, problems = load_text(BUILT_ON_FACTS.replace("psi *", "psj *"), "t.yaml", REGISTRY)
+    assert any("unknown name(s) psj" in p.message for p in problems)
+
+
+FORMULA_ON_CONSTANTS = """\
+cards:
+  - id: distributed-optimizer
+    type: basic
+    front: "Bytes per parameter with the distributed optimizer over d GPUs?"
+    back: "{~6 + 12/d=dist}"
+    verify:
+      - name: dist
+        run: memory.training
+        args: {params: 1, zero_stage: 1, gpus: "{d}", grad_bytes: 4}
+        field: total
+        expect: "bf16_bytes + fp32_bytes + adam_optimizer_bytes_per_param / d"
+        where: {d: [1, 2, 8, 64]}
+"""
+
+
+def test_a_formula_checked_against_a_fact_whose_closed_form_uses_constants() -> None:
+    report = run_checks(_load(FORMULA_ON_CONSTANTS), REGISTRY, seeds=1)
+    assert report.ok, [f.format() for f in report.failures]
+    wrong = FORMULA_ON_CONSTANTS.replace("{~6 + 12/d=dist}", "{~6 + 24/d=dist}")
+    messages = [f.message for f in run_checks(_load(wrong), REGISTRY, seeds=1).errors]
+    assert any("figure '6 + 24/d'" in m for m in messages), messages
+
+
+def test_mutations_leave_the_names_the_unproven_scan_exempts() -> None:
+    text = "ZeRO-3 on Llama-2-7B (Rajbhandari et al. 2020), `N-1`: {~3.73 GiB=w} and N-1 steps"
+    edits = {(kind, text[a:b]) for kind, a, b, _ in text_edits(text, prose=True)}
+    assert edits == {
+        ("number ×2", "3.73"),
+        ("number ÷2", "3.73"),
+        ("GB ↔ GiB", " GiB"),
+        ("number ×2", "1"),
+        ("number ÷2", "1"),
+        ("N−1 → N", "N-1"),
+    }
+    assert ("number ×2", "3") in {(k, text[a:b]) for k, a, b, _ in text_edits(text)}
+
+
+SWEPT_NAMES = """\
+cards:
+  - id: layer-activations
+    type: basic
+    front: "Activations of one GPT layer?"
+    back: "{~34·sbh + 5·a·s²·b=none} per layer"
+    verify:
+      - name: none
+        run: memory.activations
+        args: {hidden: "{h}", heads: "{a}", layers: 1, seq_len: "{s}", micro_batch: "{b}"}
+        field: per_layer_bytes
+        expect: "sbh*(34 + 5*a*s/h)"
+        where: {s: [512, 4096], b: [1, 4], h: [4096, 12288], a: [32, 96], sbh: {formula: "s*b*h"}}
+"""
+
+
+def test_a_written_formula_may_use_every_name_of_the_facts_sweep() -> None:
+    report = run_checks(_load(SWEPT_NAMES), REGISTRY, seeds=1)
+    assert report.ok, [f.format() for f in report.failures]
+    for wrong in ("{~34·sbh + 5·a·s²·b·b=none}", "{~34·sbh + 5·a·s²·x=none}"):
+        text = SWEPT_NAMES.replace("{~34·sbh + 5·a·s²·b=none}", wrong)
+        assert not run_checks(_load(text), REGISTRY, seeds=1).ok, wrong
+
+
+def test_parallel_checking_reports_what_serial_checking_does() -> None:
+    """Worker processes (fork) prove the cards by index: the same counts and failures, in
+    the same order, as one process."""
+    from deck import verify
+
+    text = FIXTURE_TEXT.replace("{~3.73 GiB=w32}", "{~7.46 GiB=w32}", 1)
+    one = _load(text)
+    cards = Collection(one.cards * 25)  # two jobs' worth of cards: the pool is used
+    assert len(cards.cards) // verify.MIN_CARDS_PER_JOB >= 2
+    serial = run_checks(cards, REGISTRY, seeds=2)
+    seen: list[int] = []
+    parallel = run_checks(cards, REGISTRY, seeds=2, jobs=2, on_card=lambda i, n, c: seen.append(i))
+    assert parallel == serial and not parallel.ok
+    assert sorted(seen) == list(range(len(cards.cards)))

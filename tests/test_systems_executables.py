@@ -45,6 +45,7 @@ CALLS = {
     "serving.prefix_cache": {"prefix_tokens": 1000, "sequences": 8, "model": "llama-3-8b"},
     "serving.speculative": {"alpha": 0.8, "gamma": 4, "cost_ratio": 0.05},
     "serving.mla_kv": {},
+    "serving.decode_crossover": {"model": "llama-3.1-8b", "gpu": "h100-80gb", "context": 1024},
     "context.traffic": {"seq_len": 131072, "cp": 8, "model": "llama-3-8b"},
     "moe.capacity": {
         "tokens": 1024,
@@ -77,6 +78,9 @@ CALLS = {
     "training.pass_flops": {"model": "llama-3-8b", "context": 8192},
     "training.run_mfu": {"tokens": 2e12, "gpu_hours": 184320, "model": "llama-2-7b"},
     "precision.layout": {"exponent_bits": 4, "mantissa_bits": 3, "specials": "nan-only"},
+    "overlap.exposed": {"compute": "4ms", "comm": "6ms"},
+    "overlap.chunks": {"pattern": "prefetch", "chunks": 32, "compute": "5ms", "comm": "6ms"},
+    "overlap.ddp_buckets": {"backward": "40ms", "bucket": "25MiB", "buckets": 8, "ranks": 64},
 }
 
 

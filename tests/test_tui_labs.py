@@ -200,3 +200,48 @@ async def test_hierarchical_all_reduce_in_the_lab(tmp_path: Path) -> None:
         screen.query_one("#lab-algorithm", Select).value = "ring"
         await pilot.pause()
         assert nodes.disabled
+
+
+@run_async
+async def test_a_real_run_on_gloo_beside_the_model(tmp_path: Path) -> None:
+    """``g`` runs the lab's collective on torch.distributed (gloo) with the simulation's
+    inputs: measured time and bandwidths beside the model's, and the outputs compared."""
+    import pytest
+
+    pytest.importorskip("torch.distributed")
+    app = make_app(tmp_path / "r.db")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SimLabScreen)
+        screen.query_one("#lab-ranks", Input).value = "2"
+        screen.query_one("#lab-size", Input).value = "64KiB"
+        screen.action_run()
+        await settle(pilot)
+        screen.action_real_run()
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        shown = plain(screen.query_one("#lab-real", Static))
+        assert "measured on gloo" in shown and "(model " in shown, shown
+        assert "✔ outputs equal the simulation's" in shown
+
+
+@run_async
+async def test_a_real_run_refuses_more_ranks_than_the_lab_starts(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "r.db")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SimLabScreen)
+        screen.query_one("#lab-ranks", Input).value = "32"
+        screen.action_run()
+        await settle(pilot)
+        screen.action_real_run()
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        shown = plain(screen.query_one("#lab-real", Static))
+        assert "at most 16, got 32" in shown

@@ -85,6 +85,10 @@ def test_session_summary(snap_compare, tmp_path: Path) -> None:
         await settle(pilot)
         await pilot.press("4")
         await settle(pilot)
+        # The "Saved" toasts expire after a few seconds: on a busy machine one may be gone
+        # before the picture is taken. The summary is the subject, not the toasts.
+        pilot.app.clear_notifications()
+        await settle(pilot)
 
     assert snap_compare(make_app(tmp_path / "r.db"), terminal_size=SMALL, run_before=run_before)
 

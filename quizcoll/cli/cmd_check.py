@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from quizcoll.cli.common import add_json_argument
+from quizcoll.cli.common import add_json_argument, number_flag
 
 if TYPE_CHECKING:
     from deck.model import Collection
@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--seeds",
-        type=int,
+        type=number_flag(low=1, high=1000),
         default=5,
         metavar="N",
         help="instances to solve per parametric card (default 5)",
@@ -36,6 +36,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--list-executables",
         action="store_true",
         help="list the registered executables with their parameters and fields",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes that prove cards at once (default: the CPUs this process may use)",
     )
     parser.add_argument(
         "--coverage",
@@ -88,7 +95,9 @@ def run(args: argparse.Namespace) -> int:
         report_problems(collection.problems)
         return _coverage(collection, registry, args.json) or (2 if collection.problems else 0)
     progress.label = "checking"
-    report = run_checks(collection, registry, seeds=args.seeds, on_card=progress)
+    report = run_checks(
+        collection, registry, seeds=args.seeds, on_card=progress, jobs=_jobs(args.jobs)
+    )
     progress.done()
     if args.json:
         print_json(
@@ -190,6 +199,22 @@ def _list_constants(as_json: bool) -> int:
     for row in rows:
         print(f"{row['name']} = {row['shown']}  ({row['source']})")
     return 0
+
+
+def _jobs(requested: int | None) -> int:
+    """Worker processes for proving: ``--jobs``, else the CPUs this process may run on."""
+    import os
+
+    from quizcoll.cli.common import UsageError
+
+    if requested is not None:
+        if not 1 <= requested <= 64:
+            raise UsageError(f"--jobs must be between 1 and 64, got {requested}")
+        return requested
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def _coverage(collection: Collection, registry: Registry | None, as_json: bool) -> int:

@@ -15,7 +15,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from quizcoll.cli.common import add_cards_argument
+from quizcoll.cli.common import MAX_SEED, add_cards_argument, number_flag
 
 if TYPE_CHECKING:
     from deck.model import Card
@@ -30,9 +30,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deck", help="only this deck")
     parser.add_argument(
         "--seed",
-        type=int,
+        type=number_flag(low=0, high=MAX_SEED),
         default=0,
-        help="which instance parametric cards show (default 0); apkg: the first instance's seed",
+        help="which instance parametric cards show (default 0; 0 to 2^63-1); apkg: the first "
+        "instance's seed",
     )
     parser.add_argument(
         "--instances",
@@ -52,12 +53,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def write_file(path: Path, data: str | bytes) -> None:
-    """Every file an export or import writes goes through here (one place to make atomic)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(data, bytes):
-        path.write_bytes(data)
-    else:
-        path.write_text(data, encoding="utf-8")
+    """Every file an export or import writes goes through here: :mod:`deck.safeio` (a regular
+    file replaced atomically and durably; a link, device or FIFO refused; a failure leaves the
+    old file whole)."""
+    from deck import safeio
+
+    safeio.write_bytes(path, data if isinstance(data, bytes) else data.encode("utf-8"))
 
 
 def _as_folder(text: str | None) -> bool:
@@ -84,6 +85,7 @@ def _check_flags(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from deck import safeio
     from deck.export import filter_deck
     from quizcoll.cli.common import UsageError, report_problems
     from quizcoll.cli.progress import Progress
@@ -99,7 +101,9 @@ def run(args: argparse.Namespace) -> int:
             f"no cards to export (decks: {decks})" if args.deck else "no cards to export"
         )
     progress = Progress("exporting", enabled=None if args.output else False)
-    out = Path(args.output) if args.output else None
+    out = safeio.expand(args.output, "output") if args.output else None
+    if out is not None and not _as_folder(args.output):
+        safeio.check_output(out)  # a bad target is refused before the work, not after
     if args.format == "apkg":
         assert out is not None
         count = _export_apkg(cards, registry, out, args, progress)
@@ -109,8 +113,10 @@ def run(args: argparse.Namespace) -> int:
         if out is None:
             sys.stdout.write("\n".join(texts.values()))
         elif _as_folder(args.output):
+            folder = safeio.output_dir(out)
             for deck, text in texts.items():
-                write_file(out / f"{deck}.md", text)
+                # deck names are slugs; child() makes sure no name leaves the folder anyway
+                write_file(safeio.child(folder, f"{deck}.md"), text)
         else:
             write_file(out, texts[""])
         what = f"{len(cards)} card(s)"

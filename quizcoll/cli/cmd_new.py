@@ -16,8 +16,8 @@ STARTER = """\
 # Your deck "{deck}". quizcoll loads this folder beside its built-in cards; run
 # `quizcoll check {path}` after editing. The card format, with every card type:
 # docs/card-format.md in the quizcoll repository.
-deck: {deck}
-tags: [{deck}]
+deck: "{deck}"
+tags: ["{deck}"]
 
 cards:
   - id: {deck}-example-basic          # unique across all decks; your history is keyed on it

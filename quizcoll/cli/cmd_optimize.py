@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Any
 
-from quizcoll.cli.common import add_db_argument, add_json_argument
+from quizcoll.cli.common import add_db_argument, add_json_argument, number_flag
 
 EXIT_NOT_ENOUGH = 1
 DEFAULT_MIN_REVIEWS = 512  # quizcoll.optimize.FSRS_MIN_SPACED_REVIEWS, kept import-free here
@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--min-reviews",
-        type=int,
+        type=number_flag(low=0, high=10**9),
         default=DEFAULT_MIN_REVIEWS,
         metavar="N",
         help="refuse with fewer than N reviews a day or more after the card's previous one "
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not db_path.exists():  # do not create an empty database just to say it is empty
         return refuse(f"no review database at {db_path} yet")
-    with Store.open(db_path) as store:
+    with Store.open(db_path, create=False) as store:
         history = optimize.review_logs(store.reviews(), deck=args.deck)
     document |= history.to_dict()
     if args.deck is not None and args.deck not in history.decks:

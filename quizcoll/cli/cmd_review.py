@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, TextIO
 
-from quizcoll.cli.common import add_cards_argument, add_db_argument
+from quizcoll.cli.common import add_cards_argument, add_db_argument, number_flag
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -38,7 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--plain", action="store_true", help="line-by-line session on stdin/stdout (no TUI)"
     )
     parser.add_argument("--deck", metavar="D", help="review only this deck")
-    parser.add_argument("--limit", type=int, metavar="N", help="stop after N reviews")
+    parser.add_argument(
+        "--limit",
+        type=number_flag(low=1, high=10**6),
+        metavar="N",
+        help="stop after N reviews (1 to 1,000,000)",
+    )
     parser.add_argument(
         "--practice",
         action="store_true",
@@ -107,14 +112,27 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read(stdin: TextIO, stdout: TextIO, prompt: str) -> str | None:
-    """One line from ``stdin`` (without its newline), or None at end of input."""
+    """One line from ``stdin`` (without its newline), or None at end of input.
+
+    Bytes that are not UTF-8 become U+FFFD (with a note): the line still counts, so a
+    script's answers and ratings stay in step and the review is not lost.
+    """
+    from deck.typed import decoded_line
+
     interactive = stdin.isatty()
     stdout.write(prompt if interactive else prompt + "\n")
     stdout.flush()
-    line = stdin.readline()
+    try:
+        line = stdin.readline()
+    except UnicodeDecodeError:  # a strict decoder (main() avoids it): the line is lost
+        line = "\udcff\n"
     if not line:
         return None
-    return line.rstrip("\r\n")
+    text, replaced = decoded_line(line.rstrip("\r\n"))
+    if replaced:
+        stdout.write("(that line was not valid UTF-8 text: undecodable bytes read as \ufffd)\n")
+        stdout.flush()
+    return text
 
 
 def _parse_rating(text: str, suggested: Rating) -> Rating | None:
@@ -180,6 +198,7 @@ def _ask(
     from deck.examples import answer_hint
     from deck.instances import render_text
     from deck.model import CardType
+    from deck.typed import AnswerTooLong, answer_text
 
     if card.type is CardType.BASIC:
         example = ""
@@ -192,6 +211,11 @@ def _ask(
         answer = _read(stdin, stdout, f"answer ({example}{offer}Enter reveals)> ")
         if answer is None:
             return None
+        try:
+            answer_text(answer)  # the length cap, before any checking
+        except AnswerTooLong as exc:
+            say(f"{exc}; type it again")
+            continue
         if offer and answer.strip().lower() == "h":
             hinted = True
             say(f"hint: {hint}")
@@ -229,6 +253,7 @@ def plain_session(
     from deck.instances import draw, render_front, render_options
     from deck.model import CardType, Rating
     from deck.scheduler import Scheduler, format_interval
+    from deck.store import StaleState
 
     def say(text: str = "") -> None:
         stdout.write(text + "\n")
@@ -250,7 +275,7 @@ def plain_session(
                 record = store.card(card.id)
                 if record is not None and (record.suspended or record.is_buried(clock())):
                     continue
-            state = store.state(card.id)
+            state, version = store.state_version(card.id)
             settings = config.for_deck(card.deck)
             scheduler = Scheduler(settings)
             seed = secrets.randbits(31)
@@ -317,20 +342,30 @@ def plain_session(
                 continue
             if rating is None:
                 break
-            review = store.record_review(
-                card.id,
-                rating,
-                outcomes[rating],
-                reviewed_at=now,
-                deck=card.deck,
-                duration_ms=int((time.monotonic() - started) * 1000),
-                answer=answer,
-                correct=verdict.correct,
-                seed=seed,
-                practice=practice,
-                leech_threshold=settings.leech_threshold,
-                hinted=hinted,
-            )
+            while True:
+                try:
+                    review = store.record_review(
+                        card.id,
+                        rating,
+                        outcomes[rating],
+                        reviewed_at=now,
+                        deck=card.deck,
+                        duration_ms=int((time.monotonic() - started) * 1000),
+                        answer=answer,
+                        correct=verdict.correct,
+                        seed=seed,
+                        practice=practice,
+                        leech_threshold=settings.leech_threshold,
+                        hinted=hinted,
+                        expected_version=version,  # compare-and-swap: see StaleState
+                    )
+                    break
+                except StaleState as stale:
+                    say(
+                        f"{card.id} was reviewed in another session meanwhile: rescheduled from there"
+                    )
+                    version = stale.version
+                    outcomes = scheduler.preview(stale.state, now, card.id)
             saved += 1
             last = (review, entry)
             say(f"saved: {card.id} {int(rating)}")

@@ -9,15 +9,26 @@ from __future__ import annotations
 
 import argparse
 
-from quizcoll.cli.common import add_cards_argument, add_db_argument, add_json_argument
+from quizcoll.cli.common import (
+    MAX_SEED,
+    add_cards_argument,
+    add_db_argument,
+    add_json_argument,
+    number_flag,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("card_id", metavar="CARD_ID")
-    parser.add_argument("--seed", type=int, default=0, help="which instance to draw (default 0)")
+    parser.add_argument(
+        "--seed",
+        type=number_flag(low=0, high=MAX_SEED),
+        default=0,
+        help="which instance to draw (default 0; 0 to 2^63-1)",
+    )
     parser.add_argument(
         "--review",
-        type=int,
+        type=number_flag(low=-(10**9), high=10**9),
         metavar="K",
         help="show the card's K-th stored review as it was asked (1 = first, -1 = last)",
     )
@@ -32,9 +43,7 @@ def _stored_review(args: argparse.Namespace) -> object:
     from quizcoll.cli.common import UsageError, default_db_path
 
     path = args.db or default_db_path()
-    if not path.exists():
-        raise UsageError(f"no review database at {path}")
-    with Store.open(path) as store:
+    with Store.open(path, create=False) as store:
         reviews = store.reviews(args.card_id)
     if not reviews:
         raise UsageError(f"card {args.card_id!r} has no stored review in {path}")

@@ -19,13 +19,25 @@ import argparse
 from typing import Any
 
 from quizcoll.cli import sim_nccl
-from quizcoll.cli.common import UsageError, add_json_argument, print_json
+from quizcoll.cli.common import (
+    MAX_FLAG_COUNT,
+    MAX_SEED,
+    UsageError,
+    add_json_argument,
+    number_flag,
+    print_json,
+)
 from quizcoll.cli.sim_backend import measured_lines, real_run
 
 TRACE_MAX_RANKS = 16
 BACKENDS = ("sim", "gloo", "nccl")  # quizcoll.collectives.backends.BACKENDS
 MAX_RANKS = 131_072  # quizcoll.collectives.MAX_RANKS (not imported here: it pulls in numpy)
 DEFAULT_RANKS = 8
+# Per-rank buffers up to 1 TiB: every byte count (ranks × size, summed over ranks) stays an
+# exact int64 even at the largest rank counts. Latency up to a minute, bandwidth up to 1 PB/s.
+MAX_SIZE = 2**40
+MAX_LATENCY_S = 60.0
+MAX_BANDWIDTH = 1e15
 LINKS = ("nvlink", "infiniband")
 HIERARCHICAL = "hierarchical"
 TOPOLOGY_FLAGS = (
@@ -55,39 +67,80 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("collective", metavar="COLLECTIVE", help=", ".join(COLLECTIVES))
     parser.add_argument("--algorithm", metavar="A", help="algorithm (default: the usual one)")
     parser.add_argument(
-        "--ranks", metavar="N", type=int, help="ranks (default 8; hierarchical: nodes × GPUs)"
+        "--ranks",
+        metavar="N",
+        type=number_flag(low=1, high=MAX_FLAG_COUNT),
+        help="ranks (default 8; hierarchical: nodes × GPUs)",
     )
     parser.add_argument(
         "--size",
         metavar="SIZE",
         default="1MiB",
-        help="per-rank input buffer, e.g. 1GiB, 256MiB, 16MB, 4e6 (default 1MiB)",
+        type=number_flag(low=1, high=MAX_SIZE, unit="bytes"),
+        help="per-rank input buffer, e.g. 1GiB, 256MiB, 16MB, 4e6 (default 1MiB; at most 1 TiB)",
     )
     parser.add_argument("--dtype", metavar="DT", default="float32", help="element type")
     parser.add_argument("--op", metavar="OP", default="sum", help="sum, prod, max, min, avg")
-    parser.add_argument("--root", metavar="R", type=int, default=0, help="root rank (default 0)")
+    parser.add_argument(
+        "--root",
+        metavar="R",
+        type=number_flag(low=0, high=MAX_FLAG_COUNT),
+        default=0,
+        help="root rank (default 0)",
+    )
     parser.add_argument(
         "--link",
         choices=LINKS,
         help="cost-model preset for latency and bandwidth (default nvlink)",
     )
-    parser.add_argument("--latency", metavar="T", help="per-message latency α, e.g. 5us")
-    parser.add_argument("--bandwidth", metavar="BW", help="per-direction bandwidth, e.g. 900GB/s")
+    parser.add_argument(
+        "--latency",
+        metavar="T",
+        type=_latency_flag,
+        help="per-message latency α, e.g. 5us (0 to 60 s)",
+    )
+    parser.add_argument(
+        "--bandwidth",
+        metavar="BW",
+        type=_bandwidth_flag,
+        help="per-direction bandwidth, e.g. 900GB/s (up to 1 PB/s)",
+    )
     topo = parser.add_argument_group(
         "hierarchical all_reduce (--algorithm hierarchical; implied by --nodes)"
     )
-    topo.add_argument("--nodes", metavar="B", type=int, help="nodes b")
-    topo.add_argument("--gpus-per-node", metavar="A", type=int, help="GPUs per node a")
+    topo.add_argument(
+        "--nodes", metavar="B", type=number_flag(low=1, high=MAX_FLAG_COUNT), help="nodes b"
+    )
+    topo.add_argument(
+        "--gpus-per-node",
+        metavar="A",
+        type=number_flag(low=1, high=MAX_FLAG_COUNT),
+        help="GPUs per node a",
+    )
     topo.add_argument("--intra-link", choices=LINKS, help="link inside a node (default nvlink)")
     topo.add_argument("--inter-link", choices=LINKS, help="link between nodes (default infiniband)")
-    topo.add_argument("--intra-latency", metavar="T", help="α inside a node")
-    topo.add_argument("--intra-bandwidth", metavar="BW", help="bandwidth inside a node")
-    topo.add_argument("--inter-latency", metavar="T", help="α between nodes")
-    topo.add_argument("--inter-bandwidth", metavar="BW", help="bandwidth between nodes")
-    parser.add_argument(
-        "--budget", metavar="SIZE", default="1GiB", help="memory budget of the data simulation"
+    topo.add_argument("--intra-latency", metavar="T", type=_latency_flag, help="α inside a node")
+    topo.add_argument(
+        "--intra-bandwidth", metavar="BW", type=_bandwidth_flag, help="bandwidth inside a node"
     )
-    parser.add_argument("--seed", metavar="N", type=int, default=0, help="seed of the input data")
+    topo.add_argument("--inter-latency", metavar="T", type=_latency_flag, help="α between nodes")
+    topo.add_argument(
+        "--inter-bandwidth", metavar="BW", type=_bandwidth_flag, help="bandwidth between nodes"
+    )
+    parser.add_argument(
+        "--budget",
+        metavar="SIZE",
+        default="1GiB",
+        type=number_flag(low=1, high=MAX_SIZE, unit="bytes"),
+        help="memory budget of the data simulation (default 1GiB; at most 1 TiB)",
+    )
+    parser.add_argument(
+        "--seed",
+        metavar="N",
+        type=number_flag(low=0, high=MAX_SEED),
+        default=0,
+        help="seed of the input data (0 to 2^63-1)",
+    )
     parser.add_argument(
         "--trace",
         action="store_true",
@@ -113,13 +166,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sim_nccl.add_arguments(parser)  # --model nccl: NCCL's cost model
 
 
-def _quantity(text: str, flag: str, dim: Any) -> float:
-    from deck import units
-
-    try:
-        return float(units.to_base(text, dim))
-    except units.UnitError as exc:
-        raise UsageError(f"{flag}: {exc}") from None
+# The flags' own bounds; the link's sign rules (α ≥ 0, bandwidth > 0) are part of them.
+_latency_flag = number_flag(low=0, high=MAX_LATENCY_S, integer=False, unit="seconds")
+_bandwidth_flag = number_flag(low=1, high=MAX_BANDWIDTH, integer=False, unit="bytes/s")
 
 
 def _given(args: argparse.Namespace, flags: tuple[tuple[str, str], ...]) -> list[str]:
@@ -151,9 +200,6 @@ def _is_hierarchical(args: argparse.Namespace, collective: Any) -> bool:
             f"--algorithm hierarchical needs --nodes B and --gpus-per-node A "
             f"(ranks = A × B); missing {' and '.join(missing)}"
         )
-    for flag, value in (("--nodes", args.nodes), ("--gpus-per-node", args.gpus_per_node)):
-        if value < 1:
-            raise UsageError(f"{flag} must be at least 1, got {value}")
     ranks = args.nodes * args.gpus_per_node
     if ranks > MAX_RANKS:
         raise UsageError(
@@ -175,27 +221,16 @@ def _is_hierarchical(args: argparse.Namespace, collective: Any) -> bool:
     return True
 
 
-def _link(preset: str, latency: str | None, bandwidth: str | None, prefix: str) -> Any:
+def _link(preset: str, latency: float | None, bandwidth: float | None, prefix: str) -> Any:
     """A link model from a preset with optional overrides (named ``custom`` if any)."""
-    from deck import units
     from quizcoll import collectives as co
 
-    alpha = rate = None
-    if latency is not None:
-        alpha = _quantity(latency, f"{prefix}latency", units.Dim.SECONDS)
-        if alpha < 0:
-            raise UsageError(f"{prefix}latency must be ≥ 0 seconds, got {latency}")
-    if bandwidth is not None:
-        rate = _quantity(bandwidth, f"{prefix}bandwidth", units.Dim.RATE)
-        if not rate > 0:
-            raise UsageError(f"{prefix}bandwidth must be > 0 bytes/s, got {bandwidth}")
-    return co.with_overrides(preset, alpha, rate)
+    return co.with_overrides(preset, latency, bandwidth)
 
 
 def run(args: argparse.Namespace) -> int:
     if sim_nccl.wanted(args):
         return sim_nccl.run(args)
-    from deck import units
     from quizcoll import collectives as co
 
     try:
@@ -206,11 +241,10 @@ def run(args: argparse.Namespace) -> int:
         dtype = co.get_dtype(args.dtype)
     except co.CollectiveError as exc:
         raise UsageError(str(exc)) from None
-    size = _quantity(args.size, "--size", units.Dim.BYTES)
-    budget = _quantity(args.budget, "--budget", units.Dim.BYTES)
-    if size <= 0 or not float(size).is_integer() or size % dtype.itemsize:
+    size, budget = args.size, args.budget  # whole byte counts, bounded by their flags
+    if size % dtype.itemsize:
         raise UsageError(
-            f"--size: {args.size} is not a positive whole number of {dtype.name} elements "
+            f"--size: {size:,} bytes is not a positive whole number of {dtype.name} elements "
             f"({dtype.itemsize} bytes each)"
         )
     if hierarchical:
@@ -230,16 +264,8 @@ def run(args: argparse.Namespace) -> int:
     if hierarchical:
         return _run_hierarchical(args, op, dtype, count, int(budget))
     link = co.get_preset(args.link or "nvlink")
-    latency = (
-        link.latency_s
-        if args.latency is None
-        else _quantity(args.latency, "--latency", units.Dim.SECONDS)
-    )
-    bandwidth = (
-        link.bandwidth
-        if args.bandwidth is None
-        else _quantity(args.bandwidth, "--bandwidth", units.Dim.RATE)
-    )
+    latency = link.latency_s if args.latency is None else args.latency
+    bandwidth = link.bandwidth if args.bandwidth is None else args.bandwidth
     try:
         model = co.CostModel(co.LinkModel(link.name, latency, bandwidth))
         p = co.plan(collective, ranks, count, algorithm=algorithm, dtype=dtype, root=args.root)

@@ -22,14 +22,13 @@ def run(args: argparse.Namespace) -> int:
 
     from deck.scheduler import load_config
     from deck.stats import compute_stats
-    from deck.store import Store
-    from quizcoll.cli.common import default_db_path, print_json
+    from quizcoll.cli.common import open_store_read_only, print_json
     from quizcoll.collection import load
 
     config = load_config()
     collection, _registry = load(args.cards)
-    path = args.db or default_db_path()
-    with Store.open(path) as store:
+    store, path = open_store_read_only(args.db)  # stats never creates a database
+    with store:
         stats = compute_stats(store, collection.cards, config, datetime.now(UTC))
     if args.json:
         print_json(stats.to_dict())

@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from quizcoll.cli.common import UsageError, add_json_argument, emit
+from quizcoll.cli.common import MAX_FLAG_COUNT, add_json_argument, emit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,14 +45,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_json_argument(parser)
 
 
+# Documented bounds (docs/limits.md): a sequence of at most 2^24 tokens, tensor parallelism
+# over at most 1,024 GPUs, counts of GPUs and micro-batches at most 2^20.
+MAX_SEQ_LEN = 2**24
+MAX_TP = 1024
+_MAXIMA = {"seq-len": MAX_SEQ_LEN, "tp": MAX_TP}
+
+
 def _int_arg(text: str, label: str) -> int:
-    try:
-        value = int(str(text).replace(",", "").replace("_", ""))
-    except ValueError:
-        raise UsageError(f"--{label} must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise UsageError(f"--{label} must be at least 1, got {value}")
-    return value
+    from deck.units import parse_number
+
+    # UnitError is a DeckError: main() reports it in one line with exit 2.
+    high = _MAXIMA.get(label, MAX_FLAG_COUNT)
+    return int(parse_number(str(text), f"--{label}", low=1, high=high, integer=True))
+
+
+def _check_tensor_parallel(tp: int, heads: int) -> None:
+    """Megatron splits attention by whole heads: ``--tp`` must divide the head count.
+    (The activation formula itself takes any t, as the cards' limit claims do.)"""
+    from quizcoll.memory.errors import MemoryInputError
+
+    if heads % tp:
+        divisors = ", ".join(str(d) for d in range(1, heads + 1) if heads % d == 0)
+        raise MemoryInputError(
+            f"--tp {tp} does not divide the model's {heads} attention heads: tensor "
+            f"parallelism gives each GPU whole heads (use one of {divisors})"
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,6 +109,7 @@ def _compute(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         "activations": None,
     }
     if cfg is not None:
+        _check_tensor_parallel(_int_arg(args.tp, "tp"), cfg.num_heads)
         acts = training_activations(
             seq_len=_int_arg(args.seq_len, "seq-len"),
             micro_batch=_int_arg(args.micro_batch, "micro-batch"),

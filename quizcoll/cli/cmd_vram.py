@@ -10,7 +10,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from quizcoll.cli.common import UsageError, add_json_argument, emit
+from quizcoll.cli.common import MAX_FLAG_COUNT, add_json_argument, emit
+
+MAX_OVERHEAD = 2**50  # --overhead: at most 1 PiB per GPU
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,32 +72,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _int_arg(text: str, label: str, minimum: int = 1) -> int:
-    try:
-        value = int(str(text).replace(",", "").replace("_", ""))
-    except ValueError:
-        raise UsageError(f"--{label} must be a whole number, got {text!r}") from None
-    if value < minimum:
-        raise UsageError(f"--{label} must be at least {minimum}, got {value}")
-    return value
+    from deck.units import parse_number
+
+    # UnitError is a DeckError: main() reports it in one line with exit 2.
+    return int(
+        parse_number(str(text), f"--{label}", low=minimum, high=MAX_FLAG_COUNT, integer=True)
+    )
 
 
 def _bytes_arg(text: str, label: str) -> int:
-    from deck.units import Dim, UnitError, to_base
+    from deck.units import Dim, parse_number
 
-    try:
-        value = to_base(text, Dim.BYTES)
-    except UnitError as exc:
-        raise UsageError(f"--{label}: {exc}") from None
-    if value < 0:
-        raise UsageError(f"--{label} must not be negative, got {text!r}")
-    return round(value)
+    return round(parse_number(text, f"--{label}", dim=Dim.BYTES, low=0, high=MAX_OVERHEAD))
 
 
 def _float_arg(text: str, label: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise UsageError(f"--{label} must be a number, got {text!r}") from None
+    from deck.units import parse_number
+
+    return float(parse_number(text, f"--{label}", low=0, high=1))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,9 @@ class UsageError(DeckError):
 
 def print_json(document: Any) -> None:
     """One JSON document on stdout (numpy scalars and arrays converted)."""
-    json.dump(document, sys.stdout, indent=2, ensure_ascii=False, default=_jsonable)
+    # \u escapes where the output encoding cannot show a character: still the same JSON
+    utf = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").startswith("utf")
+    json.dump(document, sys.stdout, indent=2, ensure_ascii=not utf, default=_jsonable)
     sys.stdout.write("\n")
     sys.stdout.flush()
 
@@ -49,12 +53,65 @@ def user_cards_dir() -> Path:
 
 def default_db_path() -> Path:
     """``QUIZCOLL_DB`` if set, else the user data directory (XDG on Linux)."""
+    from deck.safeio import expand
+
     env = os.environ.get("QUIZCOLL_DB")
     if env:
-        return Path(env).expanduser()
+        return expand(env, "QUIZCOLL_DB")
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("quizcoll", appauthor=False)) / "reviews.sqlite3"
+
+
+def open_store_read_only(db: Path | None) -> tuple[Any, Path]:
+    """The review database for a command that only reads it, and its path.
+
+    Nothing is created: a path the user named (``--db`` or ``QUIZCOLL_DB``) that does not
+    exist is an error (a typo must not make a new database); the default path not existing
+    yet means nothing has been reviewed, and an empty in-memory store stands in.
+    """
+    from deck.store import NoDatabase, Store
+
+    path = db if db is not None else default_db_path()
+    named = db is not None or bool(os.environ.get("QUIZCOLL_DB"))
+    try:
+        return Store.open(path, create=False), path
+    except NoDatabase:
+        if named:
+            raise
+        return Store.in_memory(), path
+
+
+# Documented bounds of flags shared by several commands (docs/limits.md).
+MAX_SEED = 2**63 - 1  # seeds: 0 … 2^63 − 1
+MAX_FLAG_COUNT = 2**20  # ranks, nodes, GPUs, batch sizes: at most 1,048,576
+
+
+def number_flag(
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    integer: bool = True,
+    unit: str | None = None,
+) -> Callable[[str], Any]:
+    """An argparse ``type=`` that reads a flag with :func:`deck.units.parse_number`.
+
+    ``unit`` names a dimension (``"bytes"``, ``"bytes/s"``, ``"seconds"``) for values with
+    units; the default is a plain count (``4096``, ``4,096``, ``6.74B``). A bad value ends
+    as ``quizcoll CMD: error: argument --flag: what is wrong`` and exit 2.
+    """
+    from deck import units
+
+    dim = units.Dim(unit) if unit else units.Dim.COUNT
+
+    def parse(text: str) -> Any:
+        try:
+            return units.parse_number(text, "", dim=dim, low=low, high=high, integer=integer)
+        except units.UnitError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = "number"  # argparse names the type in some messages
+    return parse
 
 
 def add_db_argument(parser: Any) -> None:

@@ -72,12 +72,31 @@ def _version() -> str:
         return "quizcoll (not installed)"
 
 
+def _usable_streams() -> None:
+    """A closed stdin/stdout/stderr (``<&-``) reads as empty and writes nowhere, and text
+    the output encoding cannot show (``PYTHONIOENCODING=ascii``) is escaped, not a crash."""
+    import os
+
+    for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))  # noqa: SIM115
+    for stream in (sys.stdout, sys.stderr):
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    if getattr(sys.stdin, "errors", None) == "strict" and hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="surrogateescape")  # bad bytes reach the reader as such
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _usable_streams()
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["tui", *argv]
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a bad flag (one line already printed)
+        return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
     if args.command is None:
         parser.print_help()
         return EXIT_OK

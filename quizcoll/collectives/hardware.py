@@ -5,8 +5,9 @@ it builds its topology graph (NVIDIA/nccl 2.31.2, ``src/graph/topo.h`` and
 ``src/graph/topo.cc``), because the two differ and learners mix them up:
 
 - NVLink: NCCL counts ``links × per-link bandwidth`` with its own per-link figure
-  (``SM80_NVLINK_BW`` 20.0, ``SM90_NVLINK_BW`` 20.6, ``SM100_NVLINK_BW`` 40.1 GB/s), below
-  the line rate (25 and 50 GB/s per link and direction).
+  (``SM70_NVLINK_BW`` and ``SM80_NVLINK_BW`` 20.0, ``SM90_NVLINK_BW`` 20.6,
+  ``SM100_NVLINK_BW`` 40.1 GB/s), below the line rate (25 and 50 GB/s per link and
+  direction). V100 (NVLink2) is a link figure only: the NCCL model has no Volta preset.
 - PCIe: ``width × per-lane rate / 80`` GB/s with the per-lane rate in units of 100 Mb/s
   (``kvDictPciGen``: 8 GT/s → 60, 16 → 120, 32 → 240, 64 → 480), i.e. 12/24/48/96 GB/s
   for x16 Gen3–Gen6, against line rates of about 15.75/31.5/63/121 GB/s.
@@ -44,13 +45,19 @@ class PcieGen:
     gen: int
     transfer_gt_s: float  # GT/s per lane
     nccl_lane_rate: int  # kvDictPciGen, units of 100 Mb/s per lane
-    line_rate: float  # GB/s per direction at x16 after line encoding
+    line_rate: float  # GB/s per direction at x16 after line encoding (exact, not rounded)
     source: str
 
     @property
     def nccl_bw(self) -> float:
         """GB/s NCCL assumes for an x16 link: ``16 × lane rate / 80`` (topo.cc)."""
         return 16 * self.nccl_lane_rate / 80
+
+    @property
+    def raw_rate(self) -> float:
+        """GB/s per direction at x16 before line encoding: GT/s × 16 lanes ÷ 8 (the figure
+        vendors double for "64 GB/s" PCIe Gen4 x16)."""
+        return self.transfer_gt_s * 16 / 8
 
 
 @dataclass(frozen=True)
@@ -117,7 +124,7 @@ PCIE: dict[str, PcieGen] = {
         3,
         8.0,
         60,
-        15.754,
+        8 * 16 / 8 * 128 / 130,
         "PCIe 3.0: 8 GT/s, 128b/130b → 8·16·128/130/8 = 15.75 GB/s; NCCL kvDictPciGen 60",
     ),
     "gen4": PcieGen(
@@ -125,7 +132,7 @@ PCIE: dict[str, PcieGen] = {
         4,
         16.0,
         120,
-        31.508,
+        16 * 16 / 8 * 128 / 130,
         "PCIe 4.0: 16 GT/s, 128b/130b → 31.5 GB/s; NCCL kvDictPciGen 120",
     ),
     "gen5": PcieGen(
@@ -133,7 +140,7 @@ PCIE: dict[str, PcieGen] = {
         5,
         32.0,
         240,
-        63.015,
+        32 * 16 / 8 * 128 / 130,
         "PCIe 5.0: 32 GT/s, 128b/130b → 63.0 GB/s; NCCL kvDictPciGen 240",
     ),
     "gen6": PcieGen(
@@ -141,7 +148,7 @@ PCIE: dict[str, PcieGen] = {
         6,
         64.0,
         480,
-        121.0,
+        64 * 16 / 8 * 242 / 256,
         "PCIe 6.0: 64 GT/s PAM4, 242/256 FLIT → 64·16/8·242/256 = 121 GB/s; NCCL kvDictPciGen 480",
     ),
 }
@@ -172,6 +179,14 @@ NICS: dict[str, Nic] = {
     ),
 }
 
+_NVLINK2 = NvLink(
+    "nvlink2",
+    6,
+    20.0,
+    25.0,
+    "V100 SXM2: 6 NVLink2 links × 50 GB/s bidirectional = 300 GB/s (150 per direction) "
+    "(NVIDIA V100 datasheet); NCCL SM70_NVLINK_BW = 20.0 per link",
+)
 _NVLINK3 = NvLink(
     "nvlink3",
     12,
@@ -268,6 +283,12 @@ GPUS: dict[str, Gpu] = {
 }
 
 
+# GPUs whose NVLink is a figure of ``link_figures`` but not an NCCL-model preset (no Volta
+# tuning tables in the model; DGX-1's hybrid cube-mesh is not an NVSwitch).
+NVLINK_ONLY: dict[str, NvLink] = {"v100": _NVLINK2}
+NVLINK_ONLY_PCIE: dict[str, str] = {"v100": "gen3"}  # V100 SXM2: PCIe Gen3 x16 to the host
+
+
 class HardwareError(ValueError):
     """An unknown preset name."""
 
@@ -307,34 +328,74 @@ class LinkFigures:
     measured_low: float | None
     measured_high: float | None
     source: str
+    generation: str = ""  # nvlink4, gen5, ndr …
+    lanes: int = 0  # NVLink links of one GPU, PCIe lanes (16), NIC ports (1)
+    raw_rate: float = 0.0  # GB/s per direction before line encoding (PCIe); else line rate
+    pcie_nccl_bw: float = 0.0  # NCCL's GB/s for the PCIe x16 link the device sits on
 
     @property
     def nccl_over_line(self) -> float:
         return self.nccl_bw / self.line_rate
+
+    @property
+    def lane_line_rate(self) -> float:
+        """GB/s per direction of one link, lane or port."""
+        return self.line_rate / self.lanes if self.lanes else self.line_rate
+
+    @property
+    def lane_nccl_bw(self) -> float:
+        """NCCL's GB/s for one link, lane or port."""
+        return self.nccl_bw / self.lanes if self.lanes else self.nccl_bw
+
+
+def _pcie_figures(key: str, p: PcieGen) -> LinkFigures:
+    return LinkFigures(
+        key, "pcie", p.line_rate, p.nccl_bw, None, None, p.source, p.name, 16, p.raw_rate, p.nccl_bw
+    )
 
 
 def link_figures(name: str) -> LinkFigures:
     """Line rate vs NCCL's figure for a GPU's NVLink (``h100``), a PCIe generation
     (``gen5``) or a NIC (``ndr``)."""
     key = str(name).strip().lower()
-    if key in GPUS:
-        g = GPUS[key]
-        if g.nvlink is None:
-            p = PCIE[g.pcie]
-            return LinkFigures(key, "pcie", p.line_rate, p.nccl_bw, None, None, p.source)
+    if key in GPUS or key in NVLINK_ONLY:
+        nv = GPUS[key].nvlink if key in GPUS else NVLINK_ONLY[key]
+        host = PCIE[GPUS[key].pcie if key in GPUS else NVLINK_ONLY_PCIE[key]]
+        if nv is None:
+            return _pcie_figures(key, host)
         # ring busbw on 8 GPUs is NCCL's "effective NVLink bandwidth" (nccl-tests#212)
-        measured = (368.76, 370.0) if g.nvlink is _NVLINK4 else (None, None)
+        measured = (368.76, 370.0) if nv is _NVLINK4 else (None, None)
         return LinkFigures(
-            key, "nvlink", g.nvlink.line_rate, g.nvlink.nccl_bw, *measured, g.nvlink.source
+            key,
+            "nvlink",
+            nv.line_rate,
+            nv.nccl_bw,
+            *measured,
+            nv.source,
+            nv.name,
+            nv.links,
+            nv.line_rate,
+            host.nccl_bw,
         )
     if key in PCIE:
-        p = PCIE[key]
-        return LinkFigures(key, "pcie", p.line_rate, p.nccl_bw, None, None, p.source)
+        return _pcie_figures(key, PCIE[key])
     if key in NICS:
         n = NICS[key]
         low, high = n.measured or (None, None)
-        return LinkFigures(key, "nic", n.line_rate, n.nccl_bw, low, high, n.source)
-    names = [*GPUS, *PCIE, *NICS]
+        return LinkFigures(
+            key,
+            "nic",
+            n.line_rate,
+            n.nccl_bw,
+            low,
+            high,
+            n.source,
+            n.name,
+            1,
+            n.line_rate,
+            PCIE[n.pcie].nccl_bw,
+        )
+    names = [*NVLINK_ONLY, *GPUS, *PCIE, *NICS]
     close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise HardwareError(f"unknown link {name!r}; choose one of {', '.join(names)}{hint}")
@@ -346,7 +407,7 @@ def links_table() -> str:
         "| link | line rate per direction | NCCL assumes | NCCL ÷ line | measured |",
         "|---|---|---|---|---|",
     ]
-    for name in [*(g for g in GPUS if GPUS[g].nvlink is not None), *PCIE, *NICS]:
+    for name in [*NVLINK_ONLY, *(g for g in GPUS if GPUS[g].nvlink is not None), *PCIE, *NICS]:
         f = link_figures(name)
         label = {"nvlink": f"{name.upper()} NVLink", "pcie": f"PCIe {name} x16"}.get(
             f.kind, f"{name.upper()} NIC"
@@ -355,7 +416,7 @@ def links_table() -> str:
         if f.measured_low is not None and f.measured_high is not None:
             measured = f"{f.measured_low:g}–{f.measured_high:g} GB/s"
         lines.append(
-            f"| {label} | {f.line_rate:g} GB/s | {f.nccl_bw:g} GB/s | "
+            f"| {label} | {f.line_rate:.4g} GB/s | {f.nccl_bw:g} GB/s | "
             f"{f.nccl_over_line:.2f} | {measured} |"
         )
     return "\n".join(lines)

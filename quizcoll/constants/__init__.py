@@ -12,16 +12,23 @@ from __future__ import annotations
 import importlib
 
 from deck.registry import Constant
-from quizcoll.constants.base import TERMS, gpu_constants
+from quizcoll.constants.base import TERMS as BASE_TERMS
+from quizcoll.constants.base import gpu_constants
+from quizcoll.constants.memory import TERMS as MEMORY_TERMS
 
 MODULES: tuple[str, ...] = (
     "base",
     "collectives",
     "parallelism",
+    "parallelism_systems",
     "inference",
     "hardware",
     "training",
+    "memory",
 )
+
+# Words that start with a digit but name things, from every subject module that has some.
+TERMS: tuple[str, ...] = (*BASE_TERMS, *MEMORY_TERMS)
 
 __all__ = ["MODULES", "TERMS", "all_constants"]
 

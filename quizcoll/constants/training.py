@@ -1,10 +1,11 @@
 """Constants of the training cards: definitions and published figures, each with its source.
 
-Figures the calculators hold are taken from them, never typed again: each catalog GPU's dense
-tensor-core peak per dtype (``h100_80gb_peak_bf16``, from ``quizcoll.memory.gpus.COMPUTE``),
-PyTorch's caching-allocator sizes (``quizcoll.systems.allocator``) and Chinchilla's tokens per
-parameter (``quizcoll.systems.flops``), and each catalog model's shape from its ``config.json``
-(``llama_3_8b_layers``) with its parameter count as ``quizcoll.memory.params`` counts it. The rest are published figures no executable holds:
+Figures the calculators hold are taken from them, never typed again: PyTorch's
+caching-allocator sizes (``quizcoll.systems.allocator``), Chinchilla's tokens per parameter
+(``quizcoll.systems.flops``) and each catalog model's parameter count as
+``quizcoll.memory.params`` counts it (``llama_3_8b_params``). The GPU peaks and model shapes
+the cards also use are the hardware and memory decks' constants. The rest are published
+figures no executable holds:
 training runs as their papers and model cards report them (PaLM, Chinchilla, Llama 2 and 3),
 the defaults of PyTorch's GradScaler and Transformer Engine's DelayedScaling, and a measured
 CUDA context.
@@ -32,79 +33,32 @@ _LAZY = (
 )
 
 
-def _name(key: str) -> str:
-    """A catalog key as part of a constant's name: ``h100-80gb`` → ``h100_80gb``."""
-    return re.sub(r"\W", "_", key)
-
-
-def _peak_constants() -> tuple[Constant, ...]:
-    """``<gpu>_peak_<dtype>``: each catalog GPU's dense tensor-core FLOP/s per dtype."""
-    from quizcoll.memory.gpus import COMPUTE
-
-    return tuple(
-        Constant(
-            f"{_name(key)}_peak_{dtype}",
-            tflops * 1e12,
-            Dim.COUNT,
-            f"{specs.source}: dense {dtype} tensor-core FLOP/s (quizcoll.memory.gpus)",
-        )
-        for key, specs in COMPUTE.items()
-        for dtype, tflops in specs.dense_tflops
-    )
-
-
-def _model_constants() -> tuple[Constant, ...]:
-    """Each catalog model's shape from its ``config.json`` (``llama_3_8b_layers`` …) and its
-    parameter count as ``quizcoll.memory.params`` counts it, tensor by tensor."""
+def _parameter_counts() -> tuple[Constant, ...]:
+    """``<model>_params`` and ``<model>_active_params``: each catalog model's parameters as
+    ``quizcoll.memory.params`` counts them from its ``config.json`` (the shape figures, layers
+    and heads, are the memory deck's ``<model>_layers`` …)."""
     from quizcoll.memory.catalog import load_model, model_names, raw_config
     from quizcoll.memory.params import count_parameters
 
     out: list[Constant] = []
     for key in model_names():
-        cfg = load_model(key)
+        n = count_parameters(load_model(key))
         repo = raw_config(key).get("_name_or_path") or key
-        where = f"{repo} config.json (quizcoll/memory/models/{key}.json)"
-        counted = f"counted tensor by tensor from {where} (quizcoll.memory.params)"
-        n = count_parameters(cfg)
-        figures = [
-            ("params", n.total, counted),
-            ("active_params", n.active, f"{counted}: the parameters one token uses"),
-            ("layers", cfg.num_layers, f"{where}: num_hidden_layers"),
-            ("hidden", cfg.hidden_size, f"{where}: hidden_size"),
-            ("heads", cfg.num_heads, f"{where}: num_attention_heads"),
-            ("kv_heads", cfg.num_kv_heads, f"{where}: num_key_value_heads"),
-            ("head_dim", cfg.head_dim, f"{where}: head_dim (hidden_size / heads if absent)"),
-            ("intermediate", cfg.intermediate_size, f"{where}: intermediate_size"),
-            ("vocab", cfg.vocab_size, f"{where}: vocab_size"),
-        ]
-        if cfg.max_position_embeddings:
-            figures.append(
-                (
-                    "trained_context",
-                    cfg.max_position_embeddings,
-                    f"{where}: max_position_embeddings",
-                )
+        where = (
+            f"counted tensor by tensor from {repo} config.json "
+            f"(quizcoll/memory/models/{key}.json, quizcoll.memory.params)"
+        )
+        name = re.sub(r"\W", "_", key)
+        out.append(Constant(f"{name}_params", float(n.total), Dim.COUNT, where))
+        out.append(
+            Constant(
+                f"{name}_active_params",
+                float(n.active),
+                Dim.COUNT,
+                f"{where}: the parameters one token uses",
             )
-        out += [
-            Constant(f"{_name(key)}_{what}", float(v), Dim.COUNT, src) for what, v, src in figures
-        ]
+        )
     return tuple(out)
-
-
-def _declared_elsewhere() -> set[str]:
-    """Names another subject's module already declares: the same catalog figure is declared
-    once, so a deck that declares it first (hardware: GPU peaks) keeps it."""
-    import importlib
-
-    from quizcoll.constants import MODULES
-
-    names: set[str] = set()
-    for module in MODULES:
-        if module != "training":
-            names |= {
-                c.name for c in importlib.import_module(f"quizcoll.constants.{module}").CONSTANTS
-            }
-    return names
 
 
 def _allocator_constants() -> tuple[Constant, ...]:
@@ -208,6 +162,4 @@ CONSTANTS: tuple[Constant, ...] = (
     *_calculator_constants(),
     *_allocator_constants(),
 )
-CONSTANTS += tuple(
-    c for c in (*_peak_constants(), *_model_constants()) if c.name not in _declared_elsewhere()
-)
+CONSTANTS += _parameter_counts()

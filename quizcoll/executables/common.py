@@ -31,6 +31,7 @@ SYSTEMS_NAMESPACES: tuple[str, ...] = (
     "precision",
     "finetune",
     "allocator",
+    "overlap",
 )
 
 # Field dimensions, short: bytes, counts, ratios, seconds, text.

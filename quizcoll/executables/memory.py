@@ -28,7 +28,7 @@ from quizcoll.memory.formats import (
     weight_bytes,
 )
 from quizcoll.memory.gpus import DEFAULT_UTILIZATION, find_gpu, gpu_names
-from quizcoll.memory.params import Component, count_parameters, tensors
+from quizcoll.memory.params import Component, count_parameters, llama_layer, tensors
 
 MAX_PARAMS = 1e13
 MAX_CONTEXT = 10_000_000
@@ -139,6 +139,8 @@ def model_params(model: str) -> dict[str, Any]:
         "heads": cfg.num_heads,
         "kv_heads": cfg.num_kv_heads,
         "head_dim": cfg.head_dim,
+        "intermediate_size": cfg.intermediate_size,
+        "vocab_size": cfg.vocab_size,
         "max_position_embeddings": cfg.max_position_embeddings or 0,
         "attention": cfg.attention_kind,
         "tied_embeddings": cfg.tie_embeddings,
@@ -162,6 +164,26 @@ def _explain_model_params(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     return text + "."
 
 
+def decoder_layer(hidden: int, kv_width: int, intermediate: int) -> dict[str, Any]:
+    """Parameters of one Llama decoder layer from its widths: attention, MLP, norms."""
+    parts = llama_layer(hidden, kv_width, intermediate)
+    return {
+        "parameters": sum(parts.values()),
+        "attention_parameters": parts[Component.ATTENTION],
+        "mlp_parameters": parts[Component.MLP],
+        "norm_parameters": parts[Component.NORMS],
+    }
+
+
+def _explain_decoder_layer(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
+    h, k, f = args["hidden"], args["kv_width"], args["intermediate"]
+    return (
+        f"q, o: 2 × {h:,}²; k, v: 2 × {h:,} × {k:,} → attention {r['attention_parameters']:,}; "
+        f"gate, up, down: 3 × {h:,} × {f:,} → MLP {r['mlp_parameters']:,}; two norms "
+        f"{r['norm_parameters']:,}: **{r['parameters']:,}** parameters."
+    )
+
+
 # ----------------------------------------------------------------------------- KV cache
 
 
@@ -173,9 +195,11 @@ def kv_cache(
     dtype: str = "fp16",
     context: int = 4096,
     batch: int = 1,
+    element_bytes: int | None = None,
 ) -> dict[str, Any]:
     """KV cache: 2 · layers · kv_heads · head_dim · bytes per token, × tokens × batch."""
-    kv_bytes = parse_kv_dtype(dtype).bits // 8
+    # element_bytes: bytes of one cached value, for a width no dtype names (overrides dtype)
+    kv_bytes = element_bytes or parse_kv_dtype(dtype).bits // 8
     shape = (layers, kv_heads, head_dim)
     if model is not None:
         if any(v is not None for v in shape):
@@ -201,7 +225,7 @@ def kv_cache(
         "kv_heads": kv_heads,
         "head_dim": head_dim,
         "kv_dtype_bytes": kv_bytes,
-        "sliding_window": window,
+        "sliding_window": window or 0,
     }
 
 
@@ -251,6 +275,7 @@ def inference_memory(
     assert est.activations is not None and est.kv_cache_bytes is not None
     per_gpu = est.per_gpu_bytes(gpus)
     usable = device.usable_bytes(utilization)
+    needed = inference.gpus_needed(est, device, utilization)
     return {
         "parameters": est.parameters,
         "active_parameters": est.active_parameters,
@@ -263,7 +288,8 @@ def inference_memory(
         "total_bytes": est.total_bytes,
         "per_gpu_bytes": per_gpu,
         "usable_bytes_per_gpu": usable,
-        "gpus_needed": inference.gpus_needed(est, device, utilization),
+        "gpus_needed": needed,
+        "tp_gpus": inference.tp_degree(cfg, needed),
         "fits": "yes" if per_gpu <= usable else "no",
         "gpu_name": device.name,
     }
@@ -405,25 +431,26 @@ def _explain_rule_of_thumb(args: Mapping[str, Any], r: Mapping[str, Any]) -> str
 
 
 def training_memory(
-    params: int, zero_stage: int = 0, gpus: int = 1, k: float = 12
+    params: int, zero_stage: int = 0, gpus: int = 1, k: float = 12, grad_bytes: float = 2
 ) -> dict[str, Any]:
     """Per-GPU model states of mixed-precision Adam with ZeRO (Rajbhandari et al. 2020)."""
-    states = training.model_states(params, zero_stage, gpus, k)
-    baseline = training.model_states(params, 0, gpus, k)
+    states = training.model_states(params, zero_stage, gpus, k, grad_bytes)
+    baseline = training.model_states(params, 0, gpus, k, grad_bytes)
     return {**states.as_dict(), "baseline_total": baseline.total}
 
 
-_ZERO_FORMULA = {
-    0: "(2 + 2 + K)Ψ",
-    1: "2Ψ + 2Ψ + KΨ/N",
-    2: "2Ψ + (2 + K)Ψ/N",
-    3: "(2 + 2 + K)Ψ/N",
+_ZERO_FORMULA = {  # {g}: gradient bytes per parameter (2 in the ZeRO paper)
+    0: "(2 + {g} + K)Ψ",
+    1: "2Ψ + {g}Ψ + KΨ/N",
+    2: "2Ψ + ({g} + K)Ψ/N",
+    3: "(2 + {g} + K)Ψ/N",
 }
 
 
 def _explain_training(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
+    formula = _ZERO_FORMULA[args["zero_stage"]].format(g=f"{args['grad_bytes']:g}")
     return (
-        f"ZeRO stage {args['zero_stage']}: {_ZERO_FORMULA[args['zero_stage']]} with "
+        f"ZeRO stage {args['zero_stage']}: {formula} with "
         f"Ψ = {_sci(args['params'])}, K = {args['k']:g}, N = {args['gpus']}: weights "
         f"{_gb(r['weights'])} + gradients {_gb(r['gradients'])} + optimizer states "
         f"{_gb(r['optimizer_states'])} = **{_gb(r['total'])}** per GPU "
@@ -462,9 +489,13 @@ def activations(
         sequence_parallel=sequence_parallel,
         recompute=training.Recompute(recompute),
     )
+    # The attention part of the stored activations (scores, softmax, dropout mask: 5as²b/t),
+    # which selective and full recomputation both drop.
+    scores = 5 * heads * seq_len**2 * micro_batch / tensor_parallel if recompute == "none" else 0
     return {
         "per_layer_bytes": acts.per_layer_bytes,
         "total_bytes": acts.total_bytes,
+        "scores_bytes": scores,
         "formula": acts.formula,
         "hidden": hidden,
         "heads": heads,
@@ -611,10 +642,29 @@ def register(registry: Registry) -> None:
             Field("heads", C, "attention heads"),
             Field("kv_heads", C, "key/value heads"),
             Field("head_dim", C, "head size"),
+            Field("intermediate_size", C, "MLP width"),
+            Field("vocab_size", C, "vocabulary"),
             Field("max_position_embeddings", C, "the trained context (0 if the config has none)"),
             Field("attention", T, "MHA, GQA or MQA"),
         ],
         explain=_explain_model_params,
+    )
+    width = {"minimum": 1, "maximum": 1_000_000}
+    registry.add_function(
+        "memory.decoder_layer",
+        _guard(decoder_layer),
+        params=[
+            Param("hidden", ParamKind.INT, "hidden size h", **width),
+            Param("kv_width", ParamKind.INT, "key/value width: kv_heads × head_dim", **width),
+            Param("intermediate", ParamKind.INT, "MLP width", **width),
+        ],
+        fields=[
+            Field("parameters", C, "one layer"),
+            Field("attention_parameters", C, "q, k, v, o"),
+            Field("mlp_parameters", C, "gate, up, down"),
+            Field("norm_parameters", C, "the two RMSNorm weights"),
+        ],
+        explain=_explain_decoder_layer,
     )
     registry.add_function(
         "memory.kv_cache",
@@ -631,10 +681,23 @@ def register(registry: Registry) -> None:
             Param("dtype", ParamKind.STR, "KV-cache dtype", choices=KV_DTYPES, default="fp16"),
             context,
             batch,
+            Param(
+                "element_bytes",
+                ParamKind.INT,
+                "bytes per cached value (overrides dtype)",
+                minimum=1,
+                maximum=8,
+                default=None,
+            ),
         ],
         fields=[
             Field("kv_bytes_per_token", B, "KV bytes per token, all layers"),
             Field("kv_cache_bytes", B, "KV cache for context × batch"),
+            Field("layers", C, "layers"),
+            Field("kv_heads", C, "key/value heads"),
+            Field("head_dim", C, "dimension of one head"),
+            Field("kv_dtype_bytes", B, "bytes of one cached value"),
+            Field("sliding_window", C, "tokens a layer keeps at most (0: no window)"),
         ],
         explain=_explain_kv,
     )
@@ -665,6 +728,11 @@ def register(registry: Registry) -> None:
             Field("per_gpu_bytes", B, "per GPU when split over gpus"),
             Field("usable_bytes_per_gpu", B, "usable memory of one GPU"),
             Field("gpus_needed", C, "GPUs needed"),
+            Field(
+                "tp_gpus",
+                C,
+                "smallest valid tensor-parallel degree ≥ gpus_needed in one 8-GPU node (0: none)",
+            ),
             Field("fits", T, "yes if it fits on gpus × gpu"),
         ],
         explain=_explain_inference,
@@ -755,10 +823,18 @@ def register(registry: Registry) -> None:
                 maximum=64,
                 default=12.0,
             ),
+            Param(
+                "grad_bytes",
+                ParamKind.FLOAT,
+                "gradient bytes per parameter (2: fp16/bf16; 4: fp32 main grads)",
+                minimum=1,
+                maximum=8,
+                default=2.0,
+            ),
         ],
         fields=[
             Field("weights", B, "fp16 weights per GPU"),
-            Field("gradients", B, "fp16 gradients per GPU"),
+            Field("gradients", B, "gradients per GPU (grad_bytes each)"),
             Field("optimizer_states", B, "optimizer states per GPU"),
             Field("total", B, "model states per GPU"),
             Field("baseline_total", B, "model states without ZeRO"),
@@ -806,6 +882,10 @@ def register(registry: Registry) -> None:
         fields=[
             Field("per_layer_bytes", B, "activations of one layer"),
             Field("total_bytes", B, "activations of all layers"),
+            Field("scores_bytes", B, "of one layer's: attention scores, softmax, dropout mask"),
+            Field("hidden", C, "hidden size h"),
+            Field("heads", C, "attention heads a"),
+            Field("layers", C, "layers"),
         ],
         explain=_explain_activations,
     )

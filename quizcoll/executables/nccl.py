@@ -22,7 +22,7 @@ from quizcoll.executables import refusals_as_argument_errors
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce")
 GPUS = ("a100", "h100", "h200", "b200", "l40s")  # quizcoll.collectives.hardware.GPUS
 NICS = ("hdr", "ndr", "xdr")
-LINKS = (*GPUS, "gen3", "gen4", "gen5", "gen6", *NICS)
+LINKS = ("v100", *GPUS, "gen3", "gen4", "gen5", "gen6", *NICS)  # v100: NVLINK_ONLY
 ALGORITHMS = ("Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT")
 PROTOCOLS = ("LL", "LL128", "Simple")
 MAX_NODES = 131_072
@@ -237,6 +237,14 @@ def register(registry: Registry) -> None:
             Field("nccl_bw", Dimension.RATE, "the bandwidth NCCL assumes"),
             Field("nccl_over_line", Dimension.RATIO, "NCCL's figure ÷ line rate"),
             Field("source", Dimension.TEXT, "where the figures come from"),
+            Field("generation", Dimension.TEXT, "nvlink2…nvlink5, gen3…gen6, hdr/ndr/xdr"),
+            Field("lanes", Dimension.COUNT, "NVLink links per GPU, PCIe lanes (16), NIC ports"),
+            Field("lane_line_rate", Dimension.RATE, "line rate of one link or lane"),
+            Field("lane_nccl_bw", Dimension.RATE, "NCCL's figure for one link or lane"),
+            Field("raw_rate", Dimension.RATE, "per direction before line encoding (PCIe)"),
+            Field("pcie_nccl_bw", Dimension.RATE, "NCCL's figure for the device's PCIe x16 link"),
+            Field("measured_low", Dimension.RATE, "published nccl-tests figure, low end"),
+            Field("measured_high", Dimension.RATE, "published nccl-tests figure, high end"),
         ],
         explain=explain_link,
     )

@@ -75,6 +75,30 @@ class ModelConfig:
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = ("gemma", "gpt2", "llama", "mistral", "mixtral", "qwen2")
 
 _MISSING = object()
+MAX_CONFIG_BYTES = 4 * 1024 * 1024  # real config.json files are a few KB
+
+# Upper bounds on config values: several times the largest published model's, low enough
+# that every count and byte total stays exact and fast (the per-layer tables have one
+# entry per layer). Documented in docs/limits.md.
+MAX_CONFIG_VALUES: dict[str, int] = {
+    "vocab_size": 2**22,  # 4,194,304 (Gemma: 256,000)
+    "hidden_size": 2**17,  # 131,072 (Llama-3.1-405B: 16,384)
+    "n_embd": 2**17,
+    "num_hidden_layers": 1024,  # (Llama-3.1-405B: 126)
+    "n_layer": 1024,
+    "num_attention_heads": 1024,
+    "n_head": 1024,
+    "num_key_value_heads": 1024,
+    "head_dim": 4096,
+    "intermediate_size": 2**20,  # 1,048,576 (Llama-3.1-405B: 53,248)
+    "n_inner": 2**20,
+    "max_position_embeddings": 2**24,  # 16,777,216 tokens
+    "n_positions": 2**24,
+    "sliding_window": 2**24,
+    "max_window_layers": 1024,
+    "num_local_experts": 1024,
+    "num_experts_per_tok": 1024,
+}
 
 
 class _Reader:
@@ -94,7 +118,13 @@ class _Reader:
                 raise self.fail(f"missing key {key!r} (a positive integer)")
             return default
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise self.fail(f"{key} must be a positive integer, got {value!r}")
+            shown = repr(value) if len(repr(value)) <= 40 else f"{repr(value)[:37]}..."
+            raise self.fail(f"{key} must be a positive integer, got {shown}")
+        limit = MAX_CONFIG_VALUES.get(key)
+        if limit is not None and value > limit:
+            raise self.fail(
+                f"{key} {value:.3g} is above quizcoll's bound of {limit:,} (see docs/limits.md)"
+            )
         return value
 
     def flag(self, key: str, default: bool) -> bool:
@@ -129,19 +159,24 @@ def parse_config(data: object, source: str = "config.json") -> ModelConfig:
 
 def load_config(path: str | Path) -> ModelConfig:
     """Read ``path`` (a ``config.json``) from disk; every fault is a :class:`MemoryInputError`."""
+    from deck.safeio import PathError, read_text
+
     p = Path(path)
+    if p.is_dir():
+        raise MemoryInputError(f"{p}: is a directory, expected a config.json file")
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MemoryInputError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise MemoryInputError(f"{p}: is a directory, expected a config.json file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MemoryInputError(f"{p}: cannot read: {exc}") from None
+        # a regular file with a byte cap: a FIFO or /dev/zero is refused at once
+        text = read_text(p, limit=MAX_CONFIG_BYTES, what="config.json file")
+    except PathError as exc:
+        raise MemoryInputError(str(exc)) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise MemoryInputError(f"{p}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    except ValueError as exc:  # an integer of thousands of digits
+        raise MemoryInputError(f"{p}: not a usable config.json: {exc}") from None
+    except RecursionError:
+        raise MemoryInputError(f"{p}: JSON nested too deeply to be a config.json") from None
     return parse_config(data, str(p))
 
 

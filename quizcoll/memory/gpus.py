@@ -18,6 +18,7 @@ from deck.registry import suggest
 from quizcoll.memory.errors import MemoryInputError
 
 DEFAULT_UTILIZATION = 0.9
+MAX_GPUS = 2**20  # "NxGPU": at most 1,048,576 GPUs
 MIB = 2**20
 
 
@@ -79,22 +80,25 @@ def find_gpu(name: str) -> Gpu:
     )
 
 
-_COUNT_RE = re.compile(r"^\s*(\d+)\s*[x×*]\s*(.+)$", re.IGNORECASE)
+_COUNT_RE = re.compile(r"^\s*(\d{1,40})\s*[x×*]\s*(.+)$", re.IGNORECASE)
 
 
 def parse_gpu_spec(spec: str) -> tuple[Gpu, int | None]:
     """``H100`` → (H100, None); ``2xH100`` / ``4×a100-80gb`` → (GPU, count)."""
+    from deck.units import UnitError, parse_number
+
     m = _COUNT_RE.match(spec)
     if m:
-        count = int(m.group(1))
-        if count < 1:
-            raise MemoryInputError(f"GPU count must be at least 1, got {count}")
+        try:
+            count = int(parse_number(m.group(1), "GPU count", low=1, high=MAX_GPUS, integer=True))
+        except UnitError as exc:
+            raise MemoryInputError(str(exc)) from None
         return find_gpu(m.group(2)), count
     return find_gpu(spec), None
 
 
 def check_utilization(utilization: float) -> float:
-    if not 0 < utilization <= 1:
+    if not 0 < utilization <= 1:  # also refuses NaN
         raise MemoryInputError(f"utilization must be in (0, 1], got {utilization:g}")
     return utilization
 

@@ -206,6 +206,26 @@ def gpus_needed(est: InferenceEstimate, gpu: Gpu, utilization: float = DEFAULT_U
     return max(1, math.ceil(est.shardable_bytes / room))
 
 
+GPUS_PER_NODE = 8  # an HGX/DGX node: 8 GPUs joined by NVLink, the usual tensor-parallel limit
+
+
+def valid_tp_degree(cfg: ModelConfig, degree: int) -> bool:
+    """Whether tensor parallelism over ``degree`` GPUs can split ``cfg``'s attention: the
+    query heads divide evenly, and the KV heads either divide evenly or are replicated whole
+    (vLLM: ``num_attention_heads % tp == 0``; KV heads split or replicated)."""
+    heads, kv = cfg.num_heads, cfg.num_kv_heads
+    return degree >= 1 and heads % degree == 0 and (kv % degree == 0 or degree % kv == 0)
+
+
+def tp_degree(cfg: ModelConfig, at_least: int, gpus_per_node: int = GPUS_PER_NODE) -> int:
+    """The smallest valid tensor-parallel degree of at least ``at_least`` GPUs within one
+    node of ``gpus_per_node``; 0 when none is (the model needs pipeline stages across nodes)."""
+    for degree in range(max(1, at_least), gpus_per_node + 1):
+        if valid_tp_degree(cfg, degree):
+            return degree
+    return 0
+
+
 def max_context(
     cfg: ModelConfig,
     fmt: WeightFormat,

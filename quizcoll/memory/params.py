@@ -10,6 +10,7 @@ so counts and weight bytes always agree.
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from dataclasses import dataclass
 
@@ -77,6 +78,7 @@ class ParameterCount:
         return {c.value: n for c, n in self.by_component}
 
 
+@functools.lru_cache(maxsize=64)  # pure in a frozen config; every sizing asks again
 def tensors(cfg: ModelConfig) -> tuple[Tensor, ...]:
     """Every parameter tensor of ``cfg`` as its ``*ForCausalLM`` class builds it."""
     h, layers = cfg.hidden_size, cfg.num_layers
@@ -148,6 +150,7 @@ def tensors(cfg: ModelConfig) -> tuple[Tensor, ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=64)
 def count_parameters(cfg: ModelConfig) -> ParameterCount:
     """Exact parameter count of ``cfg``: total, active per token, by component."""
     ts = tensors(cfg)
@@ -162,3 +165,49 @@ def count_parameters(cfg: ModelConfig) -> ParameterCount:
         by_component=tuple((c, n) for c, n in total.items() if n),
         active_by_component=tuple((c, n) for c, n in active.items() if n),
     )
+
+
+def llama_layer(hidden: int, kv_width: int, intermediate: int) -> dict[Component, int]:
+    """Parameters of one Llama decoder layer by component: q and o ``hidden × hidden``, k and
+    v ``hidden × kv_width`` (kv_heads × head_dim), gate/up/down with ``intermediate``, two
+    RMSNorm weights, no biases — counted from the same tensor list as a whole model."""
+    from quizcoll.memory.errors import MemoryInputError
+
+    for label, value in (
+        ("hidden", hidden),
+        ("kv_width", kv_width),
+        ("intermediate", intermediate),
+    ):
+        if value < 1:
+            raise MemoryInputError(f"{label} must be at least 1, got {value}")
+    # One head dimension of 1: q has `hidden` outputs and k, v have `kv_width`, whatever the
+    # real split into heads (which does not change the count).
+    cfg = ModelConfig(
+        model_type="llama",
+        name="one decoder layer",
+        vocab_size=1,
+        hidden_size=hidden,
+        num_layers=1,
+        num_heads=hidden,
+        num_kv_heads=kv_width,
+        head_dim=1,
+        intermediate_size=intermediate,
+        tie_embeddings=True,
+        max_position_embeddings=None,
+        learned_positions=False,
+        qkv_bias=False,
+        o_bias=False,
+        mlp_bias=False,
+        mlp_kind=MlpKind.GATED,
+        norm_kind=NormKind.RMSNORM,
+        num_experts=0,
+        experts_per_token=0,
+        sliding_windows=(None,),
+    )
+    out: dict[Component, int] = dict.fromkeys(
+        (Component.ATTENTION, Component.MLP, Component.NORMS), 0
+    )
+    for t in tensors(cfg):
+        if t.component in out and not t.name.startswith("final_norm"):
+            out[t.component] += t.parameters
+    return out

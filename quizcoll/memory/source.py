@@ -28,15 +28,15 @@ def parse_parameter_count(text: str) -> int:
     from deck import units
 
     try:
-        value = units.parse_count(str(text))
+        value = units.parse_number(str(text), "parameter count", low=1, high=MAX_PARAMETERS)
     except units.UnitError as exc:
-        raise MemoryInputError(f"parameter count: {exc}") from None
-    if value < 1:
-        raise MemoryInputError(f"parameter count must be positive, got {text!r}")
+        raise MemoryInputError(str(exc)) from None
     return round(value)
 
 
-_CONTEXT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
+_CONTEXT_RE = re.compile(r"^\s*(\d{1,12}(?:\.\d{1,12})?)\s*([kKmM]?)\s*$")
+MAX_PARAMETERS = 10**15  # a parameter count: at most 10^15 (the largest models: ~2·10^12)
+MAX_CONTEXT = 2**24  # a context: at most 16,777,216 tokens (16M)
 
 
 def parse_context(text: str) -> int:
@@ -50,6 +50,10 @@ def parse_context(text: str) -> int:
     value = float(m.group(1)) * scale
     if not value.is_integer() or value < 1:
         raise MemoryInputError(f"context must be a positive whole number of tokens, got {text!r}")
+    if value > MAX_CONTEXT:
+        raise MemoryInputError(
+            f"context must be at most {MAX_CONTEXT:,} tokens (16M), got {int(value):,}"
+        )
     return int(value)
 
 

@@ -67,8 +67,13 @@ class ModelStates:
         }
 
 
-def model_states(parameters: int, zero_stage: int, gpus: int, k: float = ADAM_K) -> ModelStates:
-    """Per-GPU model-state bytes of ``parameters`` at ``zero_stage`` over ``gpus`` GPUs."""
+def model_states(
+    parameters: int, zero_stage: int, gpus: int, k: float = ADAM_K, grad_bytes: float = 2
+) -> ModelStates:
+    """Per-GPU model-state bytes of ``parameters`` at ``zero_stage`` over ``gpus`` GPUs.
+
+    ``grad_bytes`` is 2 for the ZeRO paper's fp16 gradients and 4 for the bf16 recipes that
+    accumulate fp32 main gradients (Megatron-Core: 2 + 4 + 12 = 18 bytes per parameter)."""
     if parameters < 1:
         raise MemoryInputError(f"parameters must be positive, got {parameters}")
     if zero_stage not in (0, 1, 2, 3):
@@ -77,9 +82,11 @@ def model_states(parameters: int, zero_stage: int, gpus: int, k: float = ADAM_K)
         raise MemoryInputError(f"GPU count must be at least 1, got {gpus}")
     if k <= 0:
         raise MemoryInputError(f"optimizer bytes per parameter K must be positive, got {k:g}")
-    p, n = parameters, gpus
+    if grad_bytes <= 0:
+        raise MemoryInputError(f"gradient bytes per parameter must be positive, got {grad_bytes:g}")
+    p, n, g = parameters, gpus, grad_bytes
     weights = 2 * p / n if zero_stage >= 3 else 2 * p
-    gradients = 2 * p / n if zero_stage >= 2 else 2 * p
+    gradients = g * p / n if zero_stage >= 2 else g * p
     optimizer = k * p / n if zero_stage >= 1 else k * p
     return ModelStates(p, zero_stage, gpus, _exact(weights), _exact(gradients), _exact(optimizer))
 

@@ -115,4 +115,10 @@ def link_doc(name: str) -> dict[str, Any]:
         "measured_low": f.measured_low * _GB if f.measured_low else None,
         "measured_high": f.measured_high * _GB if f.measured_high else None,
         "source": f.source,
+        "generation": f.generation,
+        "lanes": f.lanes,
+        "lane_line_rate": f.lane_line_rate * _GB,
+        "lane_nccl_bw": f.lane_nccl_bw * _GB,
+        "raw_rate": f.raw_rate * _GB,
+        "pcie_nccl_bw": f.pcie_nccl_bw * _GB,
     }

@@ -201,9 +201,11 @@ class MemoryLabScreen(QuizScreen):
     def request(self) -> MemoryRequest:
         def number(selector: str, name: str) -> int:
             text = self.query_one(selector, Input).value.strip()
-            try:
-                return int(text)
-            except ValueError:
+            try:  # bounded like the CLI's flags: at most 2^20 (GPUs, batch, group size)
+                return int(units.parse_number(text, name, low=1, high=2**20, integer=True))
+            except units.RangeError as exc:
+                raise MemoryInputError(str(exc)) from None
+            except units.UnitError:
                 raise MemoryInputError(f"{name}: expected a whole number, got {text!r}") from None
 
         dtype = str(self.query_one("#mem-dtype", Select).value)

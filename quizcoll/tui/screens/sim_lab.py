@@ -8,7 +8,10 @@ size); the preset's dtype, root and link, which have no control here, stay with 
 
 The run happens in a worker. The step view shows every rank's blocks and the transfers
 of the step; below it, the bytes on the wire, busbw and algbw, and the modelled time of
-every algorithm against message size with the ring crossover marked.
+every algorithm against message size with the ring crossover marked. ``g`` runs the same
+collective for real on torch.distributed (gloo, one local process per rank, the
+simulation's inputs) and shows the measured time and bandwidths beside the model's, and
+whether the outputs equal the simulator's.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from quizcoll.tui.services.lab import (
     OPS,
     LabRequest,
     LabRun,
+    real_run,
     simulate,
 )
 from quizcoll.tui.widgets.plot import render_loglog
@@ -65,6 +69,7 @@ class SimLabScreen(QuizScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("ctrl+r", "run", "Run"),
+        Binding("g", "real_run", "Real run"),
         Binding("f6", "focus_steps", "Steps", show=False),
     ]
 
@@ -135,6 +140,7 @@ class SimLabScreen(QuizScreen):
             )
             yield Button("Run", id="lab-run", variant="primary", compact=True)
         yield Static("", id="lab-status")
+        yield Static("", id="lab-real")
         with VerticalScroll(classes="lab-body", id="lab-body"):
             yield StepView(id="lab-steps")
             yield Static("", id="lab-plot", classes="panel")
@@ -177,10 +183,14 @@ class SimLabScreen(QuizScreen):
         if not 1 <= ranks <= MAX_LAB_RANKS:
             raise ValueError(f"ranks: the lab shows 1 to {MAX_LAB_RANKS} ranks, got {ranks}")
         size_text = self.query_one("#lab-size", Input).value.strip()
-        try:
-            size = int(units.to_base(size_text, units.Dim.BYTES))
+        try:  # bounded like `sim --size`: 1 byte to 1 TiB
+            size = int(
+                units.parse_number(
+                    size_text, "size", dim=units.Dim.BYTES, low=1, high=2**40, integer=True
+                )
+            )
         except units.UnitError as exc:
-            raise ValueError(f"size: {exc}") from None
+            raise ValueError(str(exc)) from None
         algorithm = str(self.query_one("#lab-algorithm", Select).value)
         nodes = 1
         if algorithm == HIERARCHICAL:
@@ -240,6 +250,7 @@ class SimLabScreen(QuizScreen):
             self._error(str(exc))
             return
         self.lab = lab
+        self.query_one("#lab-real", Static).update("")  # a real run of the last simulation
         self.query_one("#lab-steps", StepView).load(lab)
         self._show_summary(lab)
         self._show_plot(lab)
@@ -274,6 +285,40 @@ class SimLabScreen(QuizScreen):
             text.append(f" · algbw {units.format_rate(lab.algbw)}")
             text.append(f" · busbw {units.format_rate(lab.busbw)}")
         self.query_one("#lab-status", Static).update(text)
+
+    def action_real_run(self) -> None:
+        if self.lab is None:
+            self._error("run the simulation first (ctrl+r)")
+            return
+        self.run_for_real(self.lab)
+
+    @work(exclusive=True, group="real-run")
+    async def run_for_real(self, lab: LabRun) -> None:
+        from quizcoll.collectives.backends import BackendError
+
+        box = self.query_one("#lab-real", Static)
+        box.update(
+            Text(f"Running on gloo: {lab.ranks} local processes, warm-up and timed iterations…")
+        )
+        try:
+            m = await asyncio.to_thread(real_run, lab, "gloo", seed=self.seed)
+        except BackendError as exc:
+            box.update(Text(str(exc), style="bold red"))
+            return
+        if self.lab is not lab:
+            return  # the controls changed meanwhile: this run is not about what is shown
+        text = Text("measured on gloo ", style="bold")
+        text.append(f"({m.ranks} {m.launch}, {m.device}, torch {m.torch_version}): ")
+        text.append(f"time {_seconds(m.time_s)} (model {_seconds(lab.time_s)})")
+        if m.algbw is not None and m.busbw is not None:
+            text.append(
+                f" · algbw {units.format_rate(m.algbw)} · busbw {units.format_rate(m.busbw)}"
+            )
+        if m.matches is True:
+            text.append("  ✔ outputs equal the simulation's", style="bold green")
+        elif m.matches is False:
+            text.append("  ✘ outputs differ from the simulation's", style="bold red")
+        box.update(text)
 
     def _show_plot(self, lab: LabRun) -> None:
         marks: list[tuple[float, str]] = [(float(lab.plan.input_bytes), "this size")]

@@ -16,6 +16,7 @@ against 2(b − 1)/(ab)·S and the flat ring.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -303,3 +304,31 @@ def layout_only(req: LabRequest) -> LabRun:
     return LabRun(
         req, collective, p, None, _sent_so_far(p), None, time_s, algbw, busbw, {}, None, ""
     )
+
+
+# ----------------------------------------------------------------------------- real runs
+
+REAL_RUN_MAX_RANKS = 16  # local processes the lab starts for a real run (the CLI: 64)
+REAL_RUN_BUDGET = 256 * 2**20  # bytes of buffers all the lab's processes may hold
+
+
+def real_run(lab: LabRun, backend: str = "gloo", *, seed: int = 0) -> Any:
+    """The lab's collective run for real on ``backend`` (torch.distributed, one local
+    process per rank, nccl-tests timing) with the same inputs as the simulation: a
+    :class:`~quizcoll.collectives.backends.Measurement`. Refusals (torch missing, too many
+    ranks, buffers over the budget) raise BackendError with one line to show."""
+    from quizcoll.collectives import get_op
+    from quizcoll.collectives.backends import BackendError, launch
+
+    if lab.ranks > REAL_RUN_MAX_RANKS:
+        raise BackendError(
+            f"a real run from the lab starts one process per rank: at most "
+            f"{REAL_RUN_MAX_RANKS}, got {lab.ranks} (quizcoll sim --backend {backend} goes further)"
+        )
+    req = lab.request
+    op = get_op(req.op if lab.collective.reduces else "sum")
+    spec = launch.spec_for(lab.plan, op, backend, budget_bytes=REAL_RUN_BUDGET, seed=seed)
+    measurement = launch.real_run(spec, lab.ranks, REAL_RUN_BUDGET)
+    if measurement is None:  # only a torchrun launch's other ranks get None
+        raise BackendError("the real run reported nothing")
+    return measurement

@@ -17,7 +17,8 @@ from deck.model import Card, CardType, Rating
 from deck.queue import EntryKind, QueueEntry, build_queue, day_bounds, practice_queue
 from deck.registry import Registry
 from deck.scheduler import CardState, Config, Scheduler, format_interval
-from deck.store import CardRecord, Review, Store
+from deck.store import CardRecord, Review, StaleState, Store
+from deck.typed import answer_text
 from quizcoll.tui.services.env import Clock, SeedSource
 
 
@@ -34,6 +35,7 @@ class Presented:
     answers: list[str] = field(default_factory=list)
     outcomes: dict[Rating, CardState] = field(default_factory=dict)
     previewed_at: datetime | None = None
+    version: int = 0  # the card row's version the outcomes were computed from (CAS token)
     # Whether the exact answer is on screen: a wrong answer keeps it hidden so that it
     # can be retried, until the user asks for it (space) or rates.
     revealed: bool = False
@@ -191,7 +193,10 @@ class ReviewSession:
         """Compute each rating's outcome for the card on screen; its interval labels."""
         p = self._require()
         now = self.clock()
-        state = p.entry.state if self.practice else store.state(p.card.id)
+        if self.practice:
+            state = p.entry.state
+        else:
+            state, p.version = store.state_version(p.card.id)
         scheduler = Scheduler(self.config.for_deck(p.card.deck))
         p.outcomes = scheduler.preview(state, now, p.card.id)
         p.previewed_at = now
@@ -203,21 +208,26 @@ class ReviewSession:
         if not p.outcomes:
             self.preview(store)
         assert p.previewed_at is not None
-        now = p.previewed_at
-        review = store.record_review(
-            p.card.id,
-            rating,
-            p.outcomes[rating],
-            reviewed_at=now,
-            deck=p.card.deck,
-            duration_ms=max(0, int((self.clock() - p.shown_at).total_seconds() * 1000)),
-            answer=p.answers[-1] if p.answers else None,
-            correct=None if p.verdict is None else p.verdict.correct,
-            seed=p.instance.seed,
-            practice=self.practice,
-            leech_threshold=self.config.for_deck(p.card.deck).leech_threshold,
-            hinted=p.hinted,
-        )
+        while True:
+            try:
+                review = store.record_review(
+                    p.card.id,
+                    rating,
+                    p.outcomes[rating],
+                    reviewed_at=p.previewed_at,
+                    deck=p.card.deck,
+                    duration_ms=max(0, int((self.clock() - p.shown_at).total_seconds() * 1000)),
+                    answer=p.answers[-1] if p.answers else None,
+                    correct=None if p.verdict is None else p.verdict.correct,
+                    seed=p.instance.seed,
+                    practice=self.practice,
+                    leech_threshold=self.config.for_deck(p.card.deck).leech_threshold,
+                    hinted=p.hinted,
+                    expected_version=p.version,
+                )
+                break
+            except StaleState:
+                self.preview(store)  # another session reviewed it: schedule from its new state
         self.actions.append(Committed(review, p))
         self.current = None
         return review
@@ -325,6 +335,7 @@ class ReviewSession:
             return None
         if p.revealed and p.verdict is not None:
             return p.verdict  # the answer is on screen: another attempt would prove nothing
+        answer_text(text)  # the length cap: a DeckError the screen shows as a notice
         if p.solution is None:
             p.solution = solve(p.card, p.instance, self.registry)
         elapsed = (self.clock() - p.shown_at).total_seconds()
