@@ -194,6 +194,7 @@ class FigureCheck:
     span: Span
     holds: bool
     message: str = ""
+    checked: bool = True  # False when the figure could not be compared at all
 
 
 def check_figure(span: Span, env: Mapping[str, Value], samples: Mapping[str, Any]) -> FigureCheck:
@@ -215,7 +216,7 @@ def check_figure(span: Span, env: Mapping[str, Value], samples: Mapping[str, Any
             dim = None
         literal = parse_number_literal(span.literal, dim)
     except (FormulaError, SpanError, DeckError, TypeError, ValueError) as exc:
-        return FigureCheck(span, False, f"cannot check {span.literal!r}: {exc}")
+        return FigureCheck(span, False, f"cannot check {span.literal!r}: {exc}", checked=False)
     if (
         literal.dim is not None
         and dim is not None
@@ -228,7 +229,7 @@ def check_figure(span: Span, env: Mapping[str, Value], samples: Mapping[str, Any
         )
     shown = units.format_number(actual, 6)
     if not math.isfinite(actual):
-        return FigureCheck(span, False, f"{span.expr} is not finite ({actual})")
+        return FigureCheck(span, False, f"{span.expr} is not finite ({actual})", checked=False)
     return FigureCheck(span, literal.matches(actual), f"{span.literal!r} vs {span.expr} = {shown}")
 
 
@@ -302,7 +303,9 @@ def _check_formula_figure(span: Span, formula: str, scope: Any) -> FigureCheck:
         given = _in_scope(parse(span.literal), names)
         expected = _in_scope(parse(formula), names)
     except FormulaError as exc:
-        return FigureCheck(span, False, f"cannot read the formula {span.literal!r}: {exc}")
+        return FigureCheck(
+            span, False, f"cannot read the formula {span.literal!r}: {exc}", checked=False
+        )
     given = _juxtaposed_products(given, expected.variables)
     # A written formula may also use the other swept variables (5a·s/h · sbh against 5·a·s²·b
     # swept over s, b, h, a): equivalence is judged over all of their domains.
@@ -315,7 +318,7 @@ def _check_formula_figure(span: Span, formula: str, scope: Any) -> FigureCheck:
     try:
         verdict = equivalent(expected, given, list(domains))
     except FormulaError as exc:
-        return FigureCheck(span, False, f"cannot compare {span.literal!r}: {exc}")
+        return FigureCheck(span, False, f"cannot compare {span.literal!r}: {exc}", checked=False)
     why = "" if verdict.equal else f" ({verdict.reason})"
     return FigureCheck(span, verdict.equal, f"{span.literal!r} vs the proven {formula!r}{why}")
 
@@ -392,10 +395,13 @@ def figure_failures(
                 continue
             result = check_figure(span, env, samples)
             checks.append(result)
-            wrong = result.holds if span.negated else not result.holds
+            # A distractor that cannot be compared is not proven wrong: it fails like a figure.
+            wrong = not result.checked or (result.holds if span.negated else not result.holds)
             if wrong:
                 verb = (
-                    "is marked as a wrong figure (!=) but is right"
+                    "cannot be checked"
+                    if not result.checked
+                    else "is marked as a wrong figure (!=) but is right"
                     if span.negated
                     else "is not what the run gives"
                 )

@@ -7,7 +7,7 @@ author and proven by ``quizcoll check``. Two kinds of span do that, inside any t
 ``{=REF}`` and ``{=REF|FORMAT}``
     *Rendered*: the value of ``REF`` — a parameter, a named claim (a fact), a declared
     constant, ``answer`` or ``result.FIELD`` — formatted by ``FORMAT`` (``GiB``, ``GB/s``,
-    ``µs``, ``%``, ``x``, ``count``, ``both``, ``pow2``, ``pow10``, ``short``, or a unit with a
+    ``µs``, ``%``, ``x``, ``count``, ``both``, ``pow2``, ``pow10``, ``sci``, ``short``, or a unit with a
     number of decimals, ``GiB:1``). A reference, never arithmetic: a typed ``*2`` would be an
     unproven number.
 
@@ -59,6 +59,7 @@ class FormatKind(enum.Enum):
     BOTH = "both"  # bytes in GiB and GB: 13.04 GiB (14.00 GB)
     POW2 = "pow2"  # a power of two: 2³⁰
     POW10 = "pow10"  # a power of ten: 10⁹
+    SCI = "sci"  # scientific notation: 8.4×10²² (FLOP counts)
     SHORT = "short"  # a count with a suffix: 7B, 1.5T, 8k
     LABEL = "label"  # a count followed by a word: 8 GPUs
 
@@ -153,12 +154,13 @@ _SPECIAL_FORMATS = {
     "both": FormatKind.BOTH,
     "pow2": FormatKind.POW2,
     "pow10": FormatKind.POW10,
+    "sci": FormatKind.SCI,
     "short": FormatKind.SHORT,
 }
 
 
 def parse_format(text: str) -> Format:
-    """``GiB``, ``GiB:1``, ``%``, ``%:1``, ``x``, ``count``, ``both``, ``pow2``, ``pow10``,
+    """``GiB``, ``GiB:1``, ``%``, ``%:1``, ``x``, ``count``, ``both``, ``pow2``, ``pow10``, ``sci``,
     ``short`` or a label word (``GPUs``); empty for the value's natural form."""
     if not text:
         return Format()
@@ -224,6 +226,8 @@ def format_value(value: object, dim: units.Dim | None, fmt: Format = Format()) -
         if x <= 0 or base**exponent != x:
             raise SpanError(f"{x:g} is not a power of {base}")
         return f"{base}{str(exponent).translate(_SUPERSCRIPT)}"
+    if kind is FormatKind.SCI:
+        return _scientific(x, 2 if fmt.decimals is None else fmt.decimals)
     if kind is FormatKind.SHORT:
         for suffix, factor in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("k", 1e3)):
             if abs(x) >= factor:
@@ -232,6 +236,18 @@ def format_value(value: object, dim: units.Dim | None, fmt: Format = Format()) -
     if fmt.decimals is not None:
         return units.format_value(round(x, fmt.decimals), dim)
     return units.format_value(x, dim)
+
+
+def _scientific(x: float, decimals: int) -> str:
+    """``8.4e22`` → ``8.40×10²²`` (what :func:`parse_number_literal` reads back)."""
+    if x == 0:
+        return "0"
+    exponent = math.floor(math.log10(abs(x)))
+    mantissa = round(x / 10.0**exponent, decimals)
+    if abs(mantissa) >= 10:  # 9.996 rounds up to 10.00: carry into the exponent
+        exponent += 1
+        mantissa = round(x / 10.0**exponent, decimals)
+    return f"{mantissa:.{decimals}f}×10{str(exponent).translate(_SUPERSCRIPT)}"
 
 
 # ----------------------------------------------------------------------------- literals

@@ -77,6 +77,7 @@ def _table() -> dict[str, Unit]:
     add(Dim.SECONDS, 1e-9, "ns", "nsec")
     add(Dim.SECONDS, 60, "min", "mins", "minute", "minutes")
     add(Dim.SECONDS, 3600, "h", "hr", "hour", "hours")
+    add(Dim.SECONDS, 86400, "days", "day")  # training runs: "2.4 days"
     add(Dim.RATIO, 0.01, "%")
     return units
 

@@ -78,6 +78,9 @@ def test_a_bare_g_byte_figure_is_refused(text: str) -> None:
         (16384, units.Dim.COUNT, "count", "16,384"),
         (2**30, units.Dim.BYTES, "pow2", "2³⁰"),
         (1e9, units.Dim.COUNT, "pow10", "10⁹"),
+        (8.4e22, units.Dim.COUNT, "sci", "8.40×10²²"),
+        (9.996e17, units.Dim.COUNT, "sci", "1.00×10¹⁸"),
+        (2.5e-8, units.Dim.RATIO, "sci:1", "2.5×10⁻⁸"),
         (7e9, units.Dim.COUNT, "short", "7B"),
         (8, units.Dim.COUNT, "GPUs", "8 GPUs"),
         (1, units.Dim.COUNT, "GPUs", "1 GPU"),
@@ -87,6 +90,12 @@ def test_a_bare_g_byte_figure_is_refused(text: str) -> None:
 )
 def test_formats(value: float, dim: units.Dim, fmt: str, shown: str) -> None:
     assert format_value(value, dim, parse_format(fmt)) == shown
+
+
+@given(st.floats(min_value=1e-30, max_value=1e30), st.integers(0, 4))
+def test_scientific_figures_read_back_within_their_precision(x: float, decimals: int) -> None:
+    shown = format_value(x, units.Dim.COUNT, parse_format(f"sci:{decimals}"))
+    assert parse_number_literal(shown).matches(x), shown
 
 
 def test_spans_are_found_and_escapes_respected() -> None:
@@ -199,6 +208,8 @@ def test_the_fixture_is_proven_and_fully_covered() -> None:
         ('formula: "2*(N-1)/N*S"', 'formula: "2*N/(N+1)*S"', "collectives.cost.max_bytes_sent"),
         ("memory do {=p|short} parameters", "memory do 1B parameters", "unproven number '1B'"),
         ("grows {~linearly=kvg} with", "grows linearly with", "unproven scaling claim"),
+        # A distractor that cannot be evaluated is not proven wrong (formula facts are no numbers).
+        ("{~N·S!=rs}", "{~N·S!=rs - steps}", "figure 'N·S' cannot be checked"),
     ],
 )
 def test_a_wrong_figure_fails_check_at_its_line(old: str, new: str, message: str) -> None:

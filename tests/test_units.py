@@ -28,6 +28,8 @@ from deck.units import Dim, UnitError, parse_quantity
         ("2 ms", Dim.SECONDS, 2e-3),
         ("5us", Dim.SECONDS, 5e-6),
         ("5 µs", Dim.SECONDS, 5e-6),
+        ("2.4 days", Dim.SECONDS, 2.4 * 86400),  # training runs are quoted in days
+        ("1 day", Dim.SECONDS, 86400),
         ("6.74B", Dim.COUNT, 6.74e9),
         ("70 billion", Dim.COUNT, 70e9),
         ("1.5e10", Dim.COUNT, 1.5e10),

@@ -28,6 +28,7 @@ MODULES: tuple[str, ...] = (
     "layout",
     "overlap",
     "numerics",
+    "estimates",
     "nccl",
     "hardware",
     "inference",

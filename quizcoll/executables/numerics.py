@@ -33,7 +33,11 @@ from quizcoll.systems import precision as pr
 
 def float_format(format: str) -> dict[str, Any]:
     """A floating-point format's range and precision, computed from its bit layout."""
-    f = pr.find_format(format)
+    return format_fields(pr.find_format(format))
+
+
+def format_fields(f: pr.FloatFormat) -> dict[str, Any]:
+    """The result fields of a format (``precision.format`` and ``precision.layout``)."""
     return {
         "max_finite": f.max_finite,
         "min_normal": f.min_normal,
@@ -208,24 +212,27 @@ def _explain_block(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     )
 
 
+FORMAT_FIELDS: tuple[Field, ...] = (
+    Field("max_finite", R, "largest finite value"),
+    Field("min_normal", R, "smallest positive normal value"),
+    Field("min_subnormal", R, "smallest positive subnormal value"),
+    Field("epsilon", R, "gap between 1 and the next value"),
+    Field("exponent_bits", C, "exponent bits"),
+    Field("mantissa_bits", C, "mantissa (fraction) bits"),
+    Field("bias", C, "exponent bias"),
+    Field("bits", C, "bits per value"),
+    Field("bytes", R, "bytes per stored value"),
+    Field("decimal_digits", R, "significant decimal digits"),
+)
+
+
 def register(registry: Registry) -> None:
     fmt = Param("format", ParamKind.STR, "floating-point format", choices=pr.FORMAT_NAMES)
     registry.add_function(
         "precision.format",
         guard(float_format),
         params=[fmt],
-        fields=[
-            Field("max_finite", R, "largest finite value"),
-            Field("min_normal", R, "smallest positive normal value"),
-            Field("min_subnormal", R, "smallest positive subnormal value"),
-            Field("epsilon", R, "gap between 1 and the next value"),
-            Field("exponent_bits", C, "exponent bits"),
-            Field("mantissa_bits", C, "mantissa (fraction) bits"),
-            Field("bias", C, "exponent bias"),
-            Field("bits", C, "bits per value"),
-            Field("bytes", R, "bytes per stored value"),
-            Field("decimal_digits", R, "significant decimal digits"),
-        ],
+        fields=list(FORMAT_FIELDS),
         explain=_explain_format,
     )
     positive = {"minimum": 1e-45, "maximum": 1e38}

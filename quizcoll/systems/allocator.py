@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from quizcoll.systems.errors import at_least
+from quizcoll.systems.errors import SystemsInputError, at_least
 
 MIN_BLOCK = 512  # kMinBlockSize
 SMALL_SIZE = 1 << 20  # kSmallSize: largest "small" allocation, 1 MiB
@@ -89,3 +89,49 @@ def allocate(requested: int) -> Block:
         rounding_waste_bytes=block - requested,
         blocks_per_segment=per_segment,
     )
+
+
+MAX_REQUESTS = 1_000_000  # identical requests allocate_many simulates
+
+
+@dataclass(frozen=True)
+class Requests:
+    """``count`` identical live requests, served by fresh segments (an empty cache)."""
+
+    count: int
+    block: Block
+    segments: int  # cudaMalloc'd segments
+    allocated_bytes: int  # torch.cuda.memory_allocated: the blocks handed out
+    reserved_bytes: int  # torch.cuda.memory_reserved: the segments
+
+    @property
+    def cached_free_bytes(self) -> int:
+        """Reserved but not allocated: free blocks the cache keeps (split remainders)."""
+        return self.reserved_bytes - self.allocated_bytes
+
+
+def allocate_many(requested: int, count: int) -> Requests:
+    """What ``count`` requests of ``requested`` bytes each, all alive at once, cost: each
+    segment serves ``blocks_per_segment`` of them (the last may take a remainder too small
+    to split), and ``memory_allocated`` counts what was handed out, not what was asked."""
+    at_least("count", count, 1)
+    if count > MAX_REQUESTS:
+        raise SystemsInputError(f"count {count:,} is more than {MAX_REQUESTS:,} requests")
+    b = allocate(requested)
+    full, rest = divmod(count, b.blocks_per_segment)
+    per_full_segment = _handed_out(b, b.blocks_per_segment)
+    allocated = full * per_full_segment + (_handed_out(b, rest) if rest else 0)
+    segments = full + (1 if rest else 0)
+    return Requests(count, b, segments, allocated, segments * b.segment_bytes)
+
+
+def _handed_out(b: Block, n: int) -> int:
+    """Bytes handed out by one fresh segment to ``n`` ≤ blocks_per_segment identical requests."""
+    small = b.pool == "small"
+    total, free = 0, b.segment_bytes
+    for _ in range(n):
+        if _splits(free - b.block_bytes, small):
+            total, free = total + b.block_bytes, free - b.block_bytes
+        else:  # the remainder is too small to keep: this request gets all of it
+            total, free = total + free, 0
+    return total
