@@ -170,9 +170,10 @@ class Expr(abc.ABC):
 
     precedence: ClassVar[int] = _ATOM
 
-    @property
+    @functools.cached_property
     def variables(self) -> frozenset[str]:
-        """Names of the variables the expression reads (constants excluded)."""
+        """Names of the variables the expression reads (constants excluded); computed once
+        per tree (trees are immutable, and checking asks for them at every instance)."""
         return frozenset(node.name for node in self._walk() if isinstance(node, Var))
 
     def evaluate(self, env: Mapping[str, float]) -> float:

@@ -205,10 +205,9 @@ def draw(card: Card, seed: int, registry: Registry | None = None) -> Instance:
         if card.shuffle:
             rng.shuffle(idx)
         order = tuple(idx)
-    named = card.facts()
-    for name, value in facts.items():
-        if name not in shown and name in named:
-            shown[name] = _default_text(value)
+    for name in card.facts():  # the card's own facts, not the hundreds of constants
+        if name not in shown and name in facts:
+            shown[name] = _default_text(facts[name])
     return Instance(card.id, seed, values, shown, order, facts)
 
 

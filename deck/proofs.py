@@ -16,6 +16,7 @@ options against their marking, answers against two derivations, and no unproven 
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections import ChainMap
@@ -294,33 +295,52 @@ def _in_scope(expr: Any, names: Mapping[str, Any]) -> Any:
 
 
 def _check_formula_figure(span: Span, formula: str, scope: Any) -> FigureCheck:
-    from deck.formula import FormulaError, equivalent, parse
-
     domains, names = (
         (scope.domains, scope.names) if isinstance(scope, FormulaScope) else (scope, {})
     )
     try:
-        given = _in_scope(parse(span.literal), names)
+        key = (tuple(domains), tuple(sorted(names.items())))
+        hash(key)
+    except TypeError:  # nothing hashable to remember the verdict by
+        holds, message, checked = _formula_verdict(span.literal, formula, tuple(domains), names)
+    else:
+        holds, message, checked = _remembered_verdict(span.literal, formula, *key)
+    return FigureCheck(span, holds, message, checked=checked)
+
+
+@functools.lru_cache(maxsize=8192)
+def _remembered_verdict(
+    literal: str, formula: str, domains: tuple[Any, ...], names: tuple[tuple[str, Any], ...]
+) -> tuple[bool, str, bool]:
+    """A written formula against a proven one does not depend on the instance: decided once
+    (check asks at every instance of every card that shows it)."""
+    return _formula_verdict(literal, formula, domains, dict(names))
+
+
+def _formula_verdict(
+    literal: str, formula: str, domains: tuple[Any, ...], names: Mapping[str, Any]
+) -> tuple[bool, str, bool]:
+    """(holds, why, could be compared) for a written formula against a proven one."""
+    from deck.formula import FormulaError, equivalent, parse
+
+    try:
+        given = _in_scope(parse(literal), names)
         expected = _in_scope(parse(formula), names)
     except FormulaError as exc:
-        return FigureCheck(
-            span, False, f"cannot read the formula {span.literal!r}: {exc}", checked=False
-        )
+        return False, f"cannot read the formula {literal!r}: {exc}", False
     given = _juxtaposed_products(given, expected.variables)
     # A written formula may also use the other swept variables (5a·s/h · sbh against 5·a·s²·b
     # swept over s, b, h, a): equivalence is judged over all of their domains.
     swept = {d.name for d in domains}
     extra = sorted(given.variables - expected.variables - swept)
     if extra:
-        return FigureCheck(
-            span, False, f"{span.literal!r} uses {', '.join(extra)}, which {formula!r} does not"
-        )
+        return False, f"{literal!r} uses {', '.join(extra)}, which {formula!r} does not", True
     try:
         verdict = equivalent(expected, given, list(domains))
     except FormulaError as exc:
-        return FigureCheck(span, False, f"cannot compare {span.literal!r}: {exc}", checked=False)
+        return False, f"cannot compare {literal!r}: {exc}", False
     why = "" if verdict.equal else f" ({verdict.reason})"
-    return FigureCheck(span, verdict.equal, f"{span.literal!r} vs the proven {formula!r}{why}")
+    return verdict.equal, f"{literal!r} vs the proven {formula!r}{why}", True
 
 
 def _juxtaposed_products(expr: Any, names: frozenset[str]) -> Any:

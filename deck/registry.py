@@ -15,6 +15,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from deck.errors import DeckError
@@ -240,7 +241,8 @@ class Registry:
 
     @property
     def constants(self) -> Mapping[str, Constant]:
-        return dict(self._constants)
+        """A read-only view: every draw looks constants up, and there are a thousand."""
+        return MappingProxyType(self._constants)
 
     def add_terms(self, *terms: str) -> None:
         """Words that start with a digit but name things, not quantities (``1F1B``, ``3D``)."""
