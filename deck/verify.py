@@ -9,7 +9,6 @@ be accepted by the checker.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import re
 from collections import ChainMap
 from collections.abc import Callable, Mapping
@@ -21,9 +20,11 @@ from deck.constraints import MIN_INSTANCES
 from deck.errors import DeckError
 from deck.facts import constant_values, evaluate_in
 from deck.failures import Failure
+from deck.forking import forked_map
 from deck.instances import Instance, draw, instance_count, render_front, render_options, sweep
 from deck.model import Card, CardType, Claim, Collection
 from deck.placeholders import placeholders
+from deck.proofcache import ProofCache, Proven
 from deck.proofs import (
     agrees,
     expected_value,
@@ -46,6 +47,7 @@ class CheckReport:
     claim_points: int
     instances: int
     failures: tuple[Failure, ...]
+    remembered: int = 0  # cards counted from the proof cache, not proven in this run
 
     @property
     def errors(self) -> tuple[Failure, ...]:
@@ -67,25 +69,45 @@ def run_checks(
     seeds: int = DEFAULT_SEEDS,
     on_card: Callable[[int, int, Card], Any] | None = None,
     jobs: int = 1,
+    cache: ProofCache | None = None,
 ) -> CheckReport:
     """Prove every card of ``collection``. With ``jobs`` > 1 (and ``fork`` available) the
-    cards are shared among that many worker processes; the report is the same, in order."""
+    cards are shared among that many worker processes; the report is the same, in order.
+
+    With a ``cache``, a card proven clean before (same card, seeds and code) is counted
+    from it instead of proven again, and every card proven clean now is remembered."""
     cards = collection.cards
-    outcomes: list[_CardOutcome] = []
-    workers = min(jobs, len(cards) // MIN_CARDS_PER_JOB)
-    if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
-        outcomes = _check_in_parallel(cards, registry, seeds, on_card, workers)
-    else:
-        for i, card in enumerate(cards):
-            if on_card is not None:
-                on_card(i, len(cards), card)
-            outcomes.append(check_card(card, registry, seeds))
+    keys = [cache.key(card, seeds) for card in cards] if cache is not None else []
+    known = [cache.get(key) for key in keys] if cache is not None else [None] * len(cards)
+    todo = [i for i, proven in enumerate(known) if proven is None]
+    workers = min(jobs, len(todo) // MIN_CARDS_PER_JOB)
+
+    def progress(done: int, total: int, index: int) -> None:
+        if on_card is not None:
+            on_card(done, total, cards[todo[index]])
+
+    proven_now = forked_map(
+        lambda i: check_card(cards[i], registry, seeds),
+        todo,
+        workers,
+        on_result=progress,
+        chunksize=4,
+    )
+    outcomes: list[_CardOutcome] = [
+        _CardOutcome(p.claims, p.points, p.instances, ()) if p is not None else _PENDING
+        for p in known
+    ]
+    for i, outcome in zip(todo, proven_now, strict=True):
+        outcomes[i] = outcome
+        if cache is not None and not outcome.failures:
+            cache.put(keys[i], Proven(outcome.claims, outcome.points, outcome.instances))
     return CheckReport(
         len(cards),
         sum(o.claims for o in outcomes),
         sum(o.points for o in outcomes),
         sum(o.instances for o in outcomes),
         tuple(f for o in outcomes for f in o.failures),
+        remembered=len(cards) - len(todo),
     )
 
 
@@ -95,6 +117,9 @@ class _CardOutcome:
     points: int
     instances: int
     failures: tuple[Failure, ...]
+
+
+_PENDING = _CardOutcome(0, 0, 0, ())
 
 
 def check_card(card: Card, registry: Registry | None, seeds: int) -> _CardOutcome:
@@ -116,39 +141,7 @@ def check_card(card: Card, registry: Registry | None, seeds: int) -> _CardOutcom
     return _CardOutcome(claims, points, n, tuple(failures))
 
 
-# Worker processes are forked with the collection and registry in memory: a task is a card's
-# index, so nothing but the small outcomes crosses between processes.
 MIN_CARDS_PER_JOB = 40  # below this a worker's start-up is not worth it
-_SHARED: tuple[tuple[Card, ...], Registry | None, int] | None = None
-
-
-def _check_index(index: int) -> tuple[int, _CardOutcome]:
-    assert _SHARED is not None
-    cards, registry, seeds = _SHARED
-    return index, check_card(cards[index], registry, seeds)
-
-
-def _check_in_parallel(
-    cards: tuple[Card, ...],
-    registry: Registry | None,
-    seeds: int,
-    on_card: Callable[[int, int, Card], Any] | None,
-    workers: int,
-) -> list[_CardOutcome]:
-    global _SHARED
-    _SHARED = (cards, registry, seeds)
-    results: dict[int, _CardOutcome] = {}
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for done, (index, outcome) in enumerate(
-                pool.imap_unordered(_check_index, range(len(cards)), chunksize=4)
-            ):
-                results[index] = outcome
-                if on_card is not None:
-                    on_card(done, len(cards), cards[index])
-    finally:
-        _SHARED = None
-    return [results[i] for i in range(len(cards))]
 
 
 def _point_text(shown: Mapping[str, str]) -> str:

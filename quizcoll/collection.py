@@ -28,18 +28,20 @@ def load(
     paths: Sequence[Path] | None = None,
     *,
     on_file: Callable[[int, int, Path], Any] | None = None,
+    jobs: int = 1,
 ) -> tuple[Collection, Registry]:
     """Load ``paths`` (files or folders), or the built-in collection and the user's card
     folder when None. Built-in files are named ``cards/FILE.yaml`` in messages, the user's
-    by their full path."""
+    by their full path. ``jobs`` > 1 loads files in forked processes: only for a
+    command-line process, never from the running TUI (see :mod:`deck.forking`)."""
     registry = build_registry()
     if paths:
         return load_collection(
-            list(paths), registry, display_root=Path.cwd(), on_file=on_file
+            list(paths), registry, display_root=Path.cwd(), on_file=on_file, jobs=jobs
         ), registry
     root = builtin_cards_dir()
     return load_collection(
-        default_paths(), registry, display_root=root.parent, on_file=on_file
+        default_paths(), registry, display_root=root.parent, on_file=on_file, jobs=jobs
     ), registry
 
 

@@ -14,6 +14,7 @@ from quizcoll.cli.common import add_json_argument, number_flag
 
 if TYPE_CHECKING:
     from deck.model import Collection
+    from deck.proofcache import ProofCache
     from deck.registry import Registry
 
 
@@ -43,6 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="worker processes that prove cards at once (default: the CPUs this process may use)",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="prove every card afresh: do not use or update the proofs remembered in the "
+        "user cache directory (cards and code unchanged since they passed)",
     )
     parser.add_argument(
         "--coverage",
@@ -88,17 +95,21 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--sample must be between 1 and 1,000,000")
     if args.mutate:
         return _mutate(args)
+    jobs = _jobs(args.jobs)
     progress = Progress("loading", enabled=False if args.json else None)
-    collection, registry = load(args.paths or None, on_file=progress)
+    collection, registry = load(args.paths or None, on_file=progress, jobs=jobs)
     progress.done()
     if args.coverage:
         report_problems(collection.problems)
         return _coverage(collection, registry, args.json) or (2 if collection.problems else 0)
     progress.label = "checking"
+    cache = None if args.no_cache else _proof_cache()
     report = run_checks(
-        collection, registry, seeds=args.seeds, on_card=progress, jobs=_jobs(args.jobs)
+        collection, registry, seeds=args.seeds, on_card=progress, jobs=jobs, cache=cache
     )
     progress.done()
+    if cache is not None and (why := cache.save()):
+        print(f"note: proofs not remembered: {why}", file=sys.stderr)
     if args.json:
         print_json(
             {
@@ -109,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
                 "claims": report.claims,
                 "claim_points": report.claim_points,
                 "instances": report.instances,
+                "remembered": report.remembered,
                 "failures": [f.to_dict() | {"text": f.format()} for f in report.errors],
                 "warnings": [f.to_dict() | {"text": f.format()} for f in report.warnings],
             }
@@ -118,6 +130,11 @@ def run(args: argparse.Namespace) -> int:
         for f in report.failures:
             print(f.format(), file=sys.stderr)
         warned = f", {len(report.warnings)} warning(s)" if report.warnings else ""
+        if report.remembered:
+            warned += (
+                f" ({report.remembered} card(s) unchanged since they passed, not proven again:"
+                " --no-cache proves all)"
+            )
         print(
             f"{len(collection.cards)} valid card(s) in {len(collection.files)} file(s); "
             f"{report.claims} claim(s) checked at {report.claim_points:,} point(s); "
@@ -199,6 +216,13 @@ def _list_constants(as_json: bool) -> int:
     for row in rows:
         print(f"{row['name']} = {row['shown']}  ({row['source']})")
     return 0
+
+
+def _proof_cache() -> ProofCache:
+    from deck.proofcache import ProofCache
+    from quizcoll.fingerprint import code_fingerprint, proof_cache_path
+
+    return ProofCache.open(proof_cache_path(), code_fingerprint())
 
 
 def _jobs(requested: int | None) -> int:

@@ -1,0 +1,25 @@
+"""Test-session set-up: the tests' caches stay out of the user's home.
+
+``quizcoll check`` remembers proofs in the user cache directory (XDG_CACHE_HOME on
+Linux); the suite, and the commands it runs in subprocesses, use a folder of its own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("xdg-cache")
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before

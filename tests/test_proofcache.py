@@ -1,0 +1,164 @@
+"""The proof cache of ``quizcoll check``: only unchanged, clean cards are taken from it; any
+change to a card or to the code proves afresh; a junk cache file is an empty cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deck.loader import load_text
+from deck.model import Collection
+from deck.proofcache import MAX_CACHE_BYTES, ProofCache, Proven
+from deck.verify import run_checks
+from quizcoll.executables import build_registry
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "tests" / "fixtures" / "provable" / "cards.yaml"
+FIXTURE_TEXT = FIXTURE.read_text(encoding="utf-8")
+REGISTRY = build_registry()
+WRONG = ("{~3.73 GiB=w32}", "{~7.46 GiB=w32}")  # a figure the run does not give
+
+
+def _load(text: str) -> Collection:
+    cards, problems = load_text(text, "t.yaml", REGISTRY)
+    assert not problems, [p.format() for p in problems]
+    return Collection(tuple(cards))
+
+
+def test_a_clean_proof_is_remembered_and_counted_the_same(tmp_path: Path) -> None:
+    cache = ProofCache(tmp_path / "proofs.json", "code-1")
+    collection = _load(FIXTURE_TEXT)
+    first = run_checks(collection, REGISTRY, seeds=2, cache=cache)
+    assert first.ok and first.remembered == 0
+    assert len(cache) == len(collection.cards)
+    assert cache.save() is None
+    again = ProofCache.open(tmp_path / "proofs.json", "code-1")
+    second = run_checks(collection, REGISTRY, seeds=2, cache=again)
+    assert second.remembered == len(collection.cards)
+    assert (second.claims, second.claim_points, second.instances) == (
+        first.claims,
+        first.claim_points,
+        first.instances,
+    )
+
+
+def test_a_changed_card_is_proven_again_and_fails(tmp_path: Path) -> None:
+    cache = ProofCache(tmp_path / "proofs.json", "code-1")
+    assert run_checks(_load(FIXTURE_TEXT), REGISTRY, seeds=2, cache=cache).ok
+    wrong = _load(FIXTURE_TEXT.replace(*WRONG, 1))
+    report = run_checks(wrong, REGISTRY, seeds=2, cache=cache)
+    assert not report.ok
+    assert any("7.46 GiB" in f.format() for f in report.errors)
+    assert 0 < report.remembered < len(wrong.cards)  # the other cards are unchanged
+    # A failing card is never remembered: the next run fails it again.
+    assert not run_checks(wrong, REGISTRY, seeds=2, cache=cache).ok
+
+
+def test_other_code_or_seeds_remember_nothing(tmp_path: Path) -> None:
+    collection = _load(FIXTURE_TEXT)
+    cache = ProofCache(tmp_path / "proofs.json", "code-1")
+    run_checks(collection, REGISTRY, seeds=2, cache=cache)
+    assert run_checks(collection, REGISTRY, seeds=3, cache=cache).remembered == 0
+    cache.save()
+    edited = ProofCache.open(tmp_path / "proofs.json", "code-2")
+    assert run_checks(collection, REGISTRY, seeds=2, cache=edited).remembered == 0
+
+
+def test_the_key_is_the_same_in_every_process() -> None:
+    """Keys hash the card's repr: no set order (PYTHONHASHSEED) may leak into them."""
+    script = (
+        "from deck.loader import load_collection; from deck.proofcache import ProofCache;"
+        "from quizcoll.executables import build_registry; from quizcoll.cli.common import "
+        "builtin_cards_dir; r = build_registry(); c = load_collection([builtin_cards_dir()], r);"
+        "from pathlib import Path; k = ProofCache(Path('unused'), 'x'); print(''.join(k.key(card, 5) for card in c.cards)[-200:])"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert len(outs) == 1
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"\xff\xfe junk",
+        b"[]",
+        b'{"format": 99, "proofs": {}}',
+        b'{"format": 1, "proofs": []}',
+        b'{"format": 1, "proofs": {"short": [1, 2, 3]}}',
+        json.dumps({"format": 1, "proofs": {"a" * 64: [1, -2, 3]}}).encode(),
+        json.dumps({"format": 1, "proofs": {"a" * 64: [1, 2.5, 3]}}).encode(),
+        json.dumps({"format": 1, "proofs": {"a" * 64: [True, 2, 3]}}).encode(),
+        b"[" * 100_000,
+    ],
+)
+def test_a_malformed_cache_is_an_empty_one(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "proofs.json"
+    path.write_bytes(content)
+    assert len(ProofCache.open(path, "c")) == 0
+
+
+def test_an_oversized_or_odd_cache_path_is_an_empty_one(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * (MAX_CACHE_BYTES + 1))
+    assert len(ProofCache.open(big, "c")) == 0
+    folder = tmp_path / "folder.json"
+    folder.mkdir()
+    cache = ProofCache.open(folder, "c")
+    assert len(cache) == 0
+    cache.put("a" * 64, Proven(1, 2, 3))
+    why = cache.save()  # a folder is not replaced: the reason comes back, nothing raises
+    assert why and "folder.json" in why and folder.is_dir()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.binary(max_size=400) | st.text(max_size=400).map(str.encode))
+def test_junk_cache_bytes_never_raise(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes
+) -> None:
+    path = tmp_path_factory.mktemp("junk") / "proofs.json"
+    path.write_bytes(data)
+    cache = ProofCache.open(path, "c")
+    assert all(isinstance(cache.get(k), Proven | None) for k in ("a" * 64, "x"))
+
+
+def _check(*args: str, cache_home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
+    return subprocess.run(
+        [sys.executable, "-m", "quizcoll", "check", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
+
+
+def test_the_cli_remembers_and_says_so(tmp_path: Path) -> None:
+    cards = tmp_path / "cards.yaml"
+    cards.write_text(FIXTURE_TEXT, encoding="utf-8")
+    home = tmp_path / "cache"
+    assert _check(str(cards), "--no-cache", cache_home=home).returncode == 0
+    assert not (home / "quizcoll" / "proofs.json").exists()  # --no-cache writes nothing
+    first = _check(str(cards), "--json", cache_home=home)
+    assert first.returncode == 0 and json.loads(first.stdout)["remembered"] == 0
+    second = _check(str(cards), cache_home=home)
+    assert second.returncode == 0, second.stderr
+    assert "unchanged since they passed, not proven again" in second.stdout
+    cards.write_text(FIXTURE_TEXT.replace(*WRONG, 1), encoding="utf-8")
+    third = _check(str(cards), cache_home=home)
+    assert third.returncode == 1 and "7.46 GiB" in third.stderr
