@@ -99,11 +99,14 @@ def resolve_args(comp: Computation, instance: Instance) -> dict[str, Any]:
     return out
 
 
+_WHOLE_PLACEHOLDER = re.compile(r"\{([^{}.]+)\}")
+
+
 def resolve_value(value: Any, values: Mapping[str, Any], shown: Mapping[str, str]) -> Any:
     if not isinstance(value, str):
         return value
     s = value.strip()
-    m = re.fullmatch(r"\{([^{}.]+)\}", s)
+    m = _WHOLE_PLACEHOLDER.fullmatch(s)
     if m and m.group(1) in values:
         return values[m.group(1)]
     if s.startswith("="):

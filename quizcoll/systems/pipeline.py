@@ -243,28 +243,39 @@ def simulate(
         while cursor[s] < len(order):
             key = order[cursor[s]]
             kind, vs, mb = key
+            # The op's dependencies, first missing one first (the stage waits on it).
             if kind == "F":
-                deps = [("F", vs - 1, mb)] if vs > 0 else []
+                deps = (("F", vs - 1, mb),) if vs > 0 else ()
             elif kind == "B":
-                deps = [("F", vs, mb)] + ([("B", vs + 1, mb)] if vs < last else [])
+                deps = (("F", vs, mb), ("B", vs + 1, mb)) if vs < last else (("F", vs, mb),)
             else:
-                deps = [("B", vs, mb)]
-            missing = next((d for d in deps if d not in end), None)
+                deps = (("B", vs, mb),)
+            start = clock[s]
+            missing = None
+            for d in deps:
+                done = end.get(d)
+                if done is None:
+                    missing = d
+                    break
+                if done > start:
+                    start = done
             if missing is not None:
                 waiting.setdefault(missing, []).append(s)
                 break
-            start = max([clock[s], *(end[d] for d in deps)])
             clock[s] = start + duration[kind]
             end[key] = clock[s]
             if keep_ops:
                 ops.append(Op(kind, s, vs // p, mb, start / scale, clock[s] / scale))
             if kind == "F":
                 held[s] += 1
-                peak[s] = max(peak[s], held[s])
+                if held[s] > peak[s]:
+                    peak[s] = held[s]
             elif kind == "W" or not split:  # activations are freed by the last pass
                 held[s] -= 1
             cursor[s] += 1
-            work.extend(waiting.pop(key, ()))
+            woken = waiting.pop(key, None)
+            if woken:
+                work.extend(woken)
     if any(cursor[s] < len(orders[s]) for s in range(p)):  # pragma: no cover - orders are valid
         raise SystemsInputError(f"the {schedule.value} order deadlocks for p={p}, m={m}, v={v}")
     busy = m * v * (tf + tb + tw)
