@@ -162,7 +162,7 @@ def draw_value(spec: ParamSpec, rng: random.Random, env: Mapping[str, Any]) -> t
         else:
             raw = _round_sig(rng.uniform(lo, hi))
     if isinstance(raw, str):
-        return raw, raw
+        return raw, spec.label(raw)
     factor = _factor(spec.unit)
     value = raw * factor
     if isinstance(value, float) and value.is_integer():

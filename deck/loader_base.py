@@ -13,7 +13,7 @@ from deck.model import (
     CardType,
     Location,
 )
-from deck.registry import suggest
+from deck.registry import Registry, suggest
 from deck.yamlsource import LList, LMap, Pos
 
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -78,6 +78,7 @@ class _Base:
     path: str
     problems: list[Problem]
     card_id: str | None
+    registry: Registry | None
 
     # ------------------------------------------------------------------ reporting
 

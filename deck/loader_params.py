@@ -205,7 +205,19 @@ class _ParamsMixin(_Base):
             values.append(item)
         if not ok:
             return None
-        return ParamSpec(name, choices=tuple(values), unit=unit, location=self.loc(pos))
+        registry = self.registry
+        labels = (
+            tuple(
+                (v, registry.label(v))
+                for v in dict.fromkeys(values)
+                if isinstance(v, str) and registry.label(v) != v
+            )
+            if registry is not None
+            else ()
+        )
+        return ParamSpec(
+            name, choices=tuple(values), unit=unit, location=self.loc(pos), labels=labels
+        )
 
     def unit(self, m: LMap, field: str) -> str | None:
         unit = self.text(m, "unit", field)

@@ -62,6 +62,12 @@ class ParamSpec:
     formula: str | None = None  # derived from earlier parameters
     unit: str = ""
     location: Location | None = None
+    # How a text choice reads in a question (``h100-80gb`` → ``H100 80GB``): the registry's
+    # labels, attached when the card is loaded; a choice without one shows as written.
+    labels: tuple[tuple[str, str], ...] = ()
+
+    def label(self, choice: str) -> str:
+        return next((text for value, text in self.labels if value == choice), choice)
 
 
 @dataclass(frozen=True)

@@ -221,6 +221,7 @@ class Registry:
         self._constants: dict[str, Constant] = {}
         self._results: OrderedDict[tuple[Any, ...], Result] = OrderedDict()
         self._terms: set[str] = set()
+        self._labels: dict[str, str] = {}
         self._detectors: list[Any] = []  # deck.mistakes.Detector (kept import-free here)
         for ex in executables:
             self.add(ex)
@@ -251,6 +252,19 @@ class Registry:
     @property
     def terms(self) -> frozenset[str]:
         return frozenset(self._terms)
+
+    def add_label(self, value: str, label: str) -> None:
+        """How the text choice ``value`` reads in a card's question (``h100-80gb`` →
+        ``H100 80GB``); the value itself stays what executables are given."""
+        if not label.strip() or "{" in label or "}" in label:
+            raise ValueError(f"label {label!r} of {value!r} must be plain, non-empty text")
+        if self._labels.get(value, label) != label:
+            raise ValueError(f"{value!r} is labelled twice: {self._labels[value]!r}, {label!r}")
+        self._labels[value] = label
+
+    def label(self, value: str) -> str:
+        """The label of a text choice, or the choice itself when it has none."""
+        return self._labels.get(value, value)
 
     def add_detector(self, detector: Any) -> Any:
         """Register a mistake detector (an object with ``id`` and ``detect(attempt)``)."""

@@ -36,6 +36,7 @@ MODULES: tuple[str, ...] = (
     "collectives_practice",
     "mistakes",
     "constants",
+    "labels",
 )
 
 
