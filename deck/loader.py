@@ -453,7 +453,11 @@ class _FileValidator(_ClaimsMixin):
         if not text:
             return
         for name in placeholders(text):
-            if name in names or (allow_result and name.startswith("result.")):
+            if (
+                name in names
+                or name in self.constant_names
+                or (allow_result and name.startswith("result."))
+            ):
                 continue
             hint = suggest(name, names)
             what = (

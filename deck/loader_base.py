@@ -79,6 +79,7 @@ class _Base:
     problems: list[Problem]
     card_id: str | None
     registry: Registry | None
+    constant_names: frozenset[str]
 
     # ------------------------------------------------------------------ reporting
 

@@ -98,7 +98,8 @@ class _ClaimsMixin(_AnswersMixin):
             scope: Sequence[ParamSpec] = where if where else params
             if not where:
                 known |= param_names
-            known |= self.constant_names
+            # Declared constants are known too: formula_vars and check_placeholders look them up
+            # (hundreds of names: not copied into every claim's set).
             expr_text: str | None = None
             if "expr" in c:
                 if "run" in c:

@@ -248,11 +248,11 @@ class _ParamsMixin(_Base):
             except FormulaError as exc:
                 self.report(pos, field, f"bad expression: {exc}")
                 return None
-            missing = sorted(expr.variables - known)
+            missing = sorted(expr.variables - known - self.constant_names)
             if missing:
                 own = sorted(known - self.constant_names)  # the card's names, not constants
                 listing = f"; known: {', '.join(own) or 'none'}" if len(own) <= 12 else ""
-                hint = suggest(missing[0], sorted(known))
+                hint = suggest(missing[0], sorted(known | self.constant_names))
                 self.report(pos, field, f"unknown name(s) {', '.join(missing)}{hint}{listing}")
                 return None
         return expr

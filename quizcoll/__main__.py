@@ -2,4 +2,6 @@
 
 from quizcoll.cli.main import main
 
-raise SystemExit(main())
+# Guarded: a child process started with "spawn" imports this module again (as __mp_main__).
+if __name__ == "__main__":
+    raise SystemExit(main())
