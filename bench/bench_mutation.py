@@ -61,8 +61,8 @@ def main() -> None:
         f"mutations: {report.total:,} non-equivalent ({len(report.equivalent):,} equivalent set "
         f"apart) in {elapsed:.0f} s"
     )
-    print(f"baseline (figures typed, unproven text allowed): {weak.score * 100:.1f}% caught")
-    print(f"mutation score: {report.score * 100:.1f}% caught (goal ≥ 95%)")
+    print(f"baseline (figures typed, unproven text allowed): {weak.percent} caught")
+    print(f"mutation score: {report.percent} caught (goal ≥ 95%)")
     sys.exit(0 if report.score >= 0.95 else 1)
 
 

@@ -77,6 +77,13 @@ class MutationReport:
     def score(self) -> float:
         return self.caught / self.total if self.total else 1.0
 
+    @property
+    def percent(self) -> str:
+        """The score as a percentage to two decimals, rounded down: 12,740 of 12,746 reads
+        99.95%, never 100.0% while a mutation survives."""
+        hundredths = self.caught * 10_000 // self.total if self.total else 10_000
+        return f"{hundredths // 100}.{hundredths % 100:02d}%"
+
 
 # ----------------------------------------------------------------------------- finding edits
 

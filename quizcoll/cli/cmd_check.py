@@ -334,6 +334,6 @@ def _mutate(args: argparse.Namespace) -> int:
             print(f"survived: {m.describe()}")
         print(
             f"mutation score: {report.caught:,} of {report.total:,} mutations caught "
-            f"({report.score * 100:.1f}%)"
+            f"({report.percent})"
         )
     return 1 if report.survivors else 0
