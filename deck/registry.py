@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from deck.errors import DeckError
+from deck import units
 from deck.units import Dim
 
 
@@ -64,8 +65,6 @@ class Param:
 
     def coerce(self, value: Any) -> Any:
         """Return ``value`` converted to this parameter's kind, or raise ``ArgumentError``."""
-        from deck import units  # local: units is light, but keep the registry import-cheap
-
         kind = self.kind
         if value is None and self.default is None:
             return None  # an optional parameter left unset
@@ -112,8 +111,6 @@ class Param:
                 f"{self.name}: {value!r} is not one of {', '.join(self.choices)}{hint}"
             )
         if isinstance(value, int | float) and not isinstance(value, bool):
-            from deck import units
-
             if isinstance(value, float) and not math.isfinite(value):
                 raise ArgumentError(f"{self.name}: {value} is not a finite number")
             if abs(value) > units.MAX_MAGNITUDE:  # also keeps the messages below printable
