@@ -11,7 +11,8 @@ sympy expression of a parse tree node by node — user text never reaches ``symp
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -24,20 +25,33 @@ NUMERIC_DIGITS = 50
 NUMERIC_REL = Fraction(1, 10**30)  # a mismatch at 50 digits is far above this
 
 
-# ----------------------------------------------------------------------------- 50 digits
+# ----------------------------------------------------------------------------- one walk
 
 
-def _numeric(expr: Expr, env: Mapping[str, Any], mp: Any) -> Any:
+@dataclass(frozen=True)
+class _Algebra:
+    """How one number system reads a parse tree's leaves and operators: :func:`_fold` walks
+    the tree once for both the 50-digit values and the sympy expressions."""
+
+    number: Callable[[float], Any]  # a literal, from its exact decimal text
+    variable: Callable[[str], Any]
+    constant: Callable[[str], Any]  # pi or e
+    divide: Callable[[Any, Any], Any]
+    power: Callable[[Any, Any], Any]
+    call: Callable[[str, list[Any]], Any]
+
+
+def _fold(expr: Expr, algebra: _Algebra) -> Any:
     if isinstance(expr, Num):
-        return mp.mpf(repr(expr.value))
+        return algebra.number(expr.value)
     if isinstance(expr, Var):
-        return mp.mpf(env[expr.name].numerator) / env[expr.name].denominator
+        return algebra.variable(expr.name)
     if isinstance(expr, Const):
-        return +mp.pi if expr.name == "pi" else mp.e
+        return algebra.constant(expr.name)
     if isinstance(expr, Neg):
-        return -_numeric(expr.operand, env, mp)
+        return -_fold(expr.operand, algebra)
     if isinstance(expr, BinOp):
-        a, b = _numeric(expr.left, env, mp), _numeric(expr.right, env, mp)
+        a, b = _fold(expr.left, algebra), _fold(expr.right, algebra)
         if expr.op == "+":
             return a + b
         if expr.op == "-":
@@ -45,17 +59,40 @@ def _numeric(expr: Expr, env: Mapping[str, Any], mp: Any) -> Any:
         if expr.op == "*":
             return a * b
         if expr.op == "/":
-            if b == 0:
-                raise Undefined
-            return a / b
+            return algebra.divide(a, b)
+        return algebra.power(a, b)
+    assert isinstance(expr, Call)
+    return algebra.call(expr.name, [_fold(arg, algebra) for arg in expr.args])
+
+
+# ----------------------------------------------------------------------------- 50 digits
+
+
+def _mp_algebra(env: Mapping[str, Fraction], mp: Any) -> _Algebra:
+    def divide(a: Any, b: Any) -> Any:
+        if b == 0:
+            raise Undefined
+        return a / b
+
+    def power(a: Any, b: Any) -> Any:
         if (a == 0 and b < 0) or (a < 0 and b != int(b)):
             raise Undefined
         if abs(b * mp.log(abs(a))) > 10**6 if a != 0 else False:
             raise Undefined  # beyond any sensible magnitude: no value here
         return mp.power(a, b)
-    assert isinstance(expr, Call)
-    args = [_numeric(arg, env, mp) for arg in expr.args]
-    return _numeric_call(expr.name, args, mp)
+
+    return _Algebra(
+        number=lambda value: mp.mpf(repr(value)),
+        variable=lambda name: mp.mpf(env[name].numerator) / env[name].denominator,
+        constant=lambda name: +mp.pi if name == "pi" else mp.e,
+        divide=divide,
+        power=power,
+        call=lambda name, args: _numeric_call(name, args, mp),
+    )
+
+
+def _numeric(expr: Expr, env: Mapping[str, Fraction], mp: Any) -> Any:
+    return _fold(expr, _mp_algebra(env, mp))
 
 
 def _numeric_call(name: str, args: list[Any], mp: Any) -> Any:
@@ -116,29 +153,26 @@ def prove(expected: Expr, given: Expr, domains: tuple[Domain, ...]) -> bool | No
 
 def to_sympy(expr: Expr, symbols: Mapping[str, Any], sympy: Any) -> Any:
     """The sympy expression of a parse tree, built node by node (never from text)."""
-    if isinstance(expr, Num):
-        return sympy.Rational(repr(expr.value))
-    if isinstance(expr, Var):
-        return symbols[expr.name]
-    if isinstance(expr, Const):
-        return sympy.pi if expr.name == "pi" else sympy.E
-    if isinstance(expr, Neg):
-        return -to_sympy(expr.operand, symbols, sympy)
-    if isinstance(expr, BinOp):
-        a, b = to_sympy(expr.left, symbols, sympy), to_sympy(expr.right, symbols, sympy)
-        if expr.op == "+":
-            return a + b
-        if expr.op == "-":
-            return a - b
-        if expr.op == "*":
-            return a * b
-        if expr.op == "/":
-            return a / b
+
+    def power(a: Any, b: Any) -> Any:
         if b.is_number and abs(b) > 64:
             raise Inexact  # 9^9^9 would be expanded exactly; leave it to the numbers
         return sympy.Pow(a, b)
-    assert isinstance(expr, Call)
-    args = [to_sympy(arg, symbols, sympy) for arg in expr.args]
+
+    return _fold(
+        expr,
+        _Algebra(
+            number=lambda value: sympy.Rational(repr(value)),
+            variable=lambda name: symbols[name],
+            constant=lambda name: sympy.pi if name == "pi" else sympy.E,
+            divide=lambda a, b: a / b,
+            power=power,
+            call=lambda name, args: _sympy_call(name, args, sympy),
+        ),
+    )
+
+
+def _sympy_call(name: str, args: list[Any], sympy: Any) -> Any:
     x = args[0]
     table = {
         "log2": lambda: sympy.log(x) / sympy.log(2),
@@ -153,7 +187,7 @@ def to_sympy(expr: Expr, symbols: Mapping[str, Any], sympy: Any) -> Any:
         "ceil": lambda: sympy.ceiling(x),
         "floor": lambda: sympy.floor(x),
     }
-    return table[expr.name]()
+    return table[name]()
 
 
 def compare_numeric(a: Expr, b: Expr, points: Sequence[Mapping[str, Fraction]]) -> Equivalence:
