@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from deck.errors import DeckError
 from deck import units
+from deck.errors import DeckError
 from deck.units import Dim
 
 
