@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from deck.errors import DeckError
+from deck.failures import text_location
 from deck.model import Card, CardType, Collection, Location
 from deck.placeholders import placeholders
-from deck.proofs import text_location
 from deck.prose import unproven
 from deck.registry import Registry
 from deck.spancheck import expr_names

@@ -1,7 +1,9 @@
 """What ``check`` reports: a failed claim, instance, figure or an unproven number.
 
-Shared by :mod:`deck.verify` (claims, instances) and :mod:`deck.proofs` (facts, figures,
-options, unproven text). A failure is one line, ``PATH:LINE:COL: card 'ID': what: message``.
+Shared by :mod:`deck.verify` (claims, instances) and the proofs (:mod:`deck.proofs` and
+its layers: facts, figures, options, answers, unproven text). A failure is one line,
+``PATH:LINE:COL: card 'ID': what: message``; :func:`text_location` finds the
+``PATH:LINE:COL`` of a piece of a card's text.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from deck.model import Location
+from deck.model import Card, Location
 
 
 @dataclass(frozen=True)
@@ -46,3 +48,12 @@ class Failure:
             "actual": self.actual,
             "warning": self.warning,
         }
+
+
+def text_location(card: Card, field: str, text: str, offset: int) -> Location:
+    """Where ``text[offset]`` of the card's ``field`` stands in its file."""
+    origin = card.origins.get(field)
+    if origin is None:
+        return card.location
+    line, col = origin.locate(text, offset)
+    return Location(card.location.path, line, col)

@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from deck.model import Card
 from deck.safeio import PathError, read_bytes, write_text
@@ -106,7 +104,7 @@ def _parse(data: bytes) -> dict[str, Proven]:
     if not isinstance(proofs, dict):
         return {}
     out: dict[str, Proven] = {}
-    for key, counts in _items(proofs):
+    for key, counts in list(proofs.items())[-MAX_ENTRIES:]:  # the newest, as save keeps
         if (
             isinstance(key, str)
             and len(key) == 64
@@ -116,7 +114,3 @@ def _parse(data: bytes) -> dict[str, Proven]:
         ):
             out[key] = Proven(*counts)
     return out
-
-
-def _items(proofs: dict[str, Any]) -> Iterable[tuple[str, Any]]:
-    return list(proofs.items())[-MAX_ENTRIES:]

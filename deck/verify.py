@@ -25,14 +25,9 @@ from deck.instances import Instance, draw, instance_count, render_front, render_
 from deck.model import Card, CardType, Claim, Collection
 from deck.placeholders import placeholders
 from deck.proofcache import ProofCache, Proven
-from deck.proofs import (
-    agrees,
-    expected_value,
-    prove_formula_answer,
-    prove_instance,
-    show,
-    unproven_failures,
-)
+from deck.proofs import prove_instance, unproven_failures
+from deck.proofs_answers import prove_formula_answer
+from deck.proofs_facts import agrees, expected_value, show
 from deck.registry import Registry
 from deck.spans import SpanKind, find_spans
 
