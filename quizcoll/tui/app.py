@@ -28,6 +28,7 @@ from quizcoll.tui.services.env import AppEnv
 
 if TYPE_CHECKING:
     from quizcoll.settings import Change
+    from quizcoll.tui.services.editor import Reloaded
     from quizcoll.tui.services.lab import LabRequest
     from quizcoll.tui.services.memory_lab import MemoryRequest
 
@@ -228,6 +229,36 @@ class QuizApp(App[int]):
         if self.collection is not None:
             cards = tuple(card if c.id == card.id else c for c in self.collection.cards)
             self.collection = replace(self.collection, cards=cards)
+
+    async def edit_card(self, card: Card) -> Reloaded | None:
+        """``card``'s YAML in the editor at its line; on return the file is loaded and the
+        card checked again, its problems reported, and the new card used everywhere from
+        now on. What the file now holds, or None where there is no new card (said why)."""
+        from quizcoll.collection import card_file
+        from quizcoll.tui.services.editor import reload_card
+
+        path = card_file(card)
+        if not path.is_file():
+            self.report(f"{path}: the card's file is not there to edit", title="Edit")
+            return None
+        status = await self.edit_file(path, card.location.line)
+        if status != 0:
+            self.report(f"the editor exited with status {status}", title="Edit")
+        reloaded = await asyncio.to_thread(
+            reload_card, path, card.location.path, card.id, self.registry
+        )
+        for line in reloaded.problems[:MAX_PROBLEM_NOTES]:
+            self.report(line, title="Card problem")
+        if reloaded.card is None:
+            self.report(
+                f"{card.id} is no longer in {card.location.path}; this session keeps the old "
+                f"text. Its history stays under {card.id}: `quizcoll rename {card.id} NEW_ID` "
+                "carries it to a new id.",
+                title="Edit",
+            )
+            return None
+        self.replace_card(reloaded.card)
+        return reloaded
 
     # -- actions (keys on the home screen; all reachable from the palette) ----------------
 
