@@ -459,7 +459,7 @@ class _FileValidator(_ClaimsMixin):
                 or (allow_result and name.startswith("result."))
             ):
                 continue
-            hint = suggest(name, names)
+            hint = suggest(name, names | self.constant_names)  # a misspelt constant too
             what = (
                 "no such parameter"
                 if not name.startswith("result.")

@@ -549,6 +549,20 @@ def test_a_closed_form_over_text_parameters_is_read_for_every_choice(
     assert any(message in p.message for p in problems), [p.format() for p in problems]
 
 
+def test_a_misspelt_constant_in_a_claim_text_gets_its_suggestion() -> None:
+    """Constants are not copied into each claim's names, yet a claim's placeholder that
+    misspells one is still told the constant it meant."""
+    text = BY_DTYPE.replace("      dtype:", "      gpu: [t4, l4]\n      dtype:").replace(
+        'expect: "{gpu}_reported"',
+        'expect: "{gpu}_reported"\n        claim: "fp16 uses {fp16_byts} bytes"',
+    )
+    _, problems = load_text(text, "t.yaml", REGISTRY)
+    assert any(
+        "placeholder {fp16_byts}" in p.message and "did you mean 'fp16_bytes'" in p.message
+        for p in problems
+    ), [p.format() for p in problems]
+
+
 BUILT_ON_FACTS = """\
 cards:
   - id: states-on-facts
