@@ -208,9 +208,9 @@ class _ParamsMixin(_Base):
         registry = self.registry
         labels = (
             tuple(
-                (v, registry.label(v))
+                (v, label)
                 for v in dict.fromkeys(values)
-                if isinstance(v, str) and registry.label(v) != v
+                if isinstance(v, str) and (label := registry.label(v)) != v
             )
             if registry is not None
             else ()

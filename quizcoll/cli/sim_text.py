@@ -3,22 +3,23 @@ hierarchical all-reduce with its traffic per link class, phases and the flat rin
 it), the per-rank bytes, the real run's figures and, with ``--trace``, every round.
 
 Kept apart from :mod:`.cmd_sim` (flags, checks and the run) so each stays small; like it,
-nothing heavy is imported at the top (the plan and its trace arrive as arguments).
+nothing heavy is imported at the top: the unit formatting (:mod:`deck.units`, already loaded
+by the command line) but not numpy or the simulator (the plan and its trace arrive as
+arguments).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from deck.units import format_bytes, format_bytes_both, format_number, format_rate
+from deck.units import format_seconds as secs
 from quizcoll.cli.sim_backend import measured_lines
 
 TRACE_MAX_RANKS = 16  # per-rank rows and --trace: at most this many ranks
 
 
 def table(doc: dict[str, Any], p: Any, trace: bool, link: str) -> str:
-    from deck.units import format_bytes, format_bytes_both, format_number, format_rate
-    from deck.units import format_seconds as secs
-
     def rate(x: float | None) -> str:
         return "n/a (one rank: no communication)" if x is None else format_rate(x)
 
@@ -73,9 +74,6 @@ def _verified_text(doc: dict[str, Any], p: Any) -> str:
 
 
 def hierarchical_table(doc: dict[str, Any], p: Any, trace: bool) -> str:
-    from deck.units import format_bytes, format_bytes_both, format_number, format_rate
-    from deck.units import format_seconds as secs
-
     a, b, n = doc["gpus_per_node"], doc["nodes"], doc["ranks"]
     size = doc["size_bytes"]
 
@@ -173,15 +171,11 @@ def _traffic_row(
     label: str, sent: int, factor: float, formula: str, closed: float, exact: str
 ) -> str:
     """One row of the bytes-per-GPU section: the simulated figure, then the closed form."""
-    from deck.units import format_bytes, format_number
-
     simulated = f"{format_bytes(sent):>11} = {format_number(factor)} × S"
     return f"    {label:<13}  {simulated:<30}  {formula} {exact} {format_bytes(closed)}"
 
 
 def _trace_lines(p: Any) -> list[str]:
-    from deck.units import format_bytes
-
     trace = p.trace
     held = trace.holdings()
     n = p.ranks
