@@ -1,4 +1,4 @@
-"""deck.equivalence: formula equivalence that a term's size cannot fool."""
+"""deck.formula.equivalence: formula equivalence that a term's size cannot fool."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deck import formula
-from deck.equivalence import Domain, Equivalence, equivalent, sample_points, substitute
 from deck.formula import FormulaError, parse
+from deck.formula.equivalence import Domain, Equivalence, equivalent, sample_points, substitute
 
 RING = [Domain("N", 2, 1024, integer=True), Domain("S", 1, 1e10)]
 TIME = [
@@ -189,8 +189,8 @@ def test_sympy_and_mpmath_are_imported_only_when_needed() -> None:
 
     code = (
         "import sys\n"
-        "from deck.checking import check_answer\n"
-        "from deck.equivalence import Domain, equivalent\n"
+        "from deck.answers.checking import check_answer\n"
+        "from deck.formula.equivalence import Domain, equivalent\n"
         "equivalent('2*(N-1)/N*S', '2S - 2S/N', [Domain('N', 2, 64, True), Domain('S')])\n"
         "from quizcoll.cli.main import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"

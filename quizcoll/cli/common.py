@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from deck.errors import DeckError
+from deck.base.errors import DeckError
 
 
 class UsageError(DeckError):
@@ -37,10 +37,8 @@ def _jsonable(obj: Any) -> Any:
 
 
 def builtin_cards_dir() -> Path:
-    """The collection shipped inside the package (``cards/`` at the wheel's top level)."""
-    import cards  # the package directory holding the YAML files
-
-    return Path(cards.__file__).resolve().parent
+    """The collection shipped as data of the ``quizcoll`` distribution (``quizcoll/cards/``)."""
+    return Path(__file__).resolve().parent.parent / "cards"
 
 
 def user_cards_dir() -> Path:
@@ -53,7 +51,7 @@ def user_cards_dir() -> Path:
 
 def default_db_path() -> Path:
     """``QUIZCOLL_DB`` if set, else the user data directory (XDG on Linux)."""
-    from deck.safeio import expand
+    from deck.base.safeio import expand
 
     env = os.environ.get("QUIZCOLL_DB")
     if env:
@@ -70,7 +68,7 @@ def open_store_read_only(db: Path | None) -> tuple[Any, Path]:
     exist is an error (a typo must not make a new database); the default path not existing
     yet means nothing has been reviewed, and an empty in-memory store stands in.
     """
-    from deck.store import NoDatabase, Store
+    from deck.review.store import NoDatabase, Store
 
     path = db if db is not None else default_db_path()
     named = db is not None or bool(os.environ.get("QUIZCOLL_DB"))

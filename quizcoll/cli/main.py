@@ -100,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_OK
-    from deck.errors import DeckError
+    from deck.base.errors import DeckError
     from quizcoll.cli.common import UsageError
 
     module = importlib.import_module(_module_name(args.command))

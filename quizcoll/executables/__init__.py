@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from deck.registry import ArgumentError, Registry
+from deck.cards.registry import ArgumentError, Registry
 
 # Submodules of quizcoll.executables, each with register(registry).
 MODULES: tuple[str, ...] = (

@@ -159,7 +159,7 @@ def parse_config(data: object, source: str = "config.json") -> ModelConfig:
 
 def load_config(path: str | Path) -> ModelConfig:
     """Read ``path`` (a ``config.json``) from disk; every fault is a :class:`MemoryInputError`."""
-    from deck.safeio import PathError, read_text
+    from deck.base.safeio import PathError, read_text
 
     p = Path(path)
     if p.is_dir():

@@ -12,7 +12,7 @@ import functools
 import json
 from importlib import resources
 
-from deck.registry import suggest
+from deck.cards.registry import suggest
 from quizcoll.memory.architecture import ModelConfig, parse_config
 from quizcoll.memory.errors import MemoryInputError
 

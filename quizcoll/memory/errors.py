@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deck.errors import DeckError
+from deck.base.errors import DeckError
 
 
 class MemoryInputError(DeckError, ValueError):

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from deck.registry import suggest
+from deck.cards.registry import suggest
 from quizcoll.memory.errors import MemoryInputError
 from quizcoll.memory.params import Role, Tensor
 

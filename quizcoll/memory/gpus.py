@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from deck.registry import suggest
+from deck.cards.registry import suggest
 from quizcoll.memory.errors import MemoryInputError
 
 DEFAULT_UTILIZATION = 0.9
