@@ -61,6 +61,7 @@ def test_grade_accepts_the_answer_show_displays(
 
 def test_grade_renders_a_choice_answer(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = _cli(capsys, "grade", "pcie-generations", "--seed", "0", "--answer", "a", "--json")
+    assert code == 1  # b is right
     expected = json.loads(out)["expected"]
     assert "{" not in expected and "GB/s" in expected
 
@@ -78,4 +79,6 @@ def test_an_in_app_edit_keeps_the_constrained_instance() -> None:
         assert first is not None and first.instance == draw(card, 4, REGISTRY)
         again = session.replace_card(card)
         assert again is not None and again.instance == first.instance
-        assert solve(card, again.instance, REGISTRY).text == solve(card, first.instance, REGISTRY).text
+        assert (
+            solve(card, again.instance, REGISTRY).text == solve(card, first.instance, REGISTRY).text
+        )
