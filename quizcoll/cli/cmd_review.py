@@ -252,6 +252,7 @@ def plain_session(
     from deck.base.errors import DeckError
     from deck.cards.instances import draw, render_front, render_options
     from deck.cards.model import CardType, Rating
+    from deck.review.queue import next_entry
     from deck.review.scheduler import Scheduler, format_interval
     from deck.review.store import StaleState
 
@@ -267,8 +268,15 @@ def plain_session(
         say(
             f"{mode}: {len(queue)} card(s){f' in deck {deck}' if deck else ''}. End of input stops."
         )
-        while queue and (limit is None or saved < limit):
-            entry = queue.pop(0)
+
+        def pick() -> Any:
+            if practice:
+                return queue.pop(0) if queue else None
+            # A learning step that has come due is asked at once (as Anki does).
+            just = frozenset({last[0].card_id}) if last is not None else frozenset()
+            return next_entry(queue, cards, store, config, clock(), deck=deck, exclude=just)
+
+        while (limit is None or saved < limit) and (entry := pick()) is not None:
             card = entry.card
             if not practice:
                 # The card may have changed since the queue was built (another session).
@@ -372,11 +380,6 @@ def plain_session(
             if review.after.leech and not review.before.leech:
                 say(
                     f"leech: {card.id} lapsed {review.after.state.lapses} times; tagged and suspended"
-                )
-            if not practice and not queue:
-                # Learning steps bring cards back within the learn-ahead window.
-                queue = _next_entries(
-                    cards, store, config, clock(), deck=deck, practice=False, tag=None
                 )
         else:
             say()
