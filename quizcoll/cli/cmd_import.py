@@ -2,7 +2,12 @@
 exported) or a CSV file (front, back, tags) into a card file (YAML) that `quizcoll check`
 accepts. Ids are slugs of the questions, the same on every import. Notes of other types are
 listed on stderr, one line per note type. Newer Anki packages (collection.anki21b) need
-`pip install 'quizcoll[anki]'`. Without -o the card file goes to stdout.
+`pip install 'quizcoll[anki]'`.
+
+Without -o the card file goes to the user's card folder (`quizcoll paths`), named after the
+deck, where the app and every command load it; an existing file there is never replaced
+(pass -o to say which file to write). `-o -` prints the card file on stdout. A file written
+anywhere else is not loaded by the app: the command says so and where to move it.
 """
 
 from __future__ import annotations
@@ -14,7 +19,10 @@ from pathlib import Path
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", type=Path, metavar="FILE", help="an .apkg or .csv file")
     parser.add_argument(
-        "-o", "--output", type=Path, metavar="DECK.yaml", help="the card file to write"
+        "-o",
+        "--output",
+        metavar="DECK.yaml",
+        help="the card file to write (default: DECK.yaml in your card folder; - for stdout)",
     )
     parser.add_argument(
         "--deck",
@@ -48,14 +56,51 @@ def run(args: argparse.Namespace) -> int:
     if not cards:
         raise UsageError(f"{path}: no basic or cloze notes to import")
     text = card_file_text(deck, cards, path.name)
-    if args.output is None:
+    output = _output(args.output, deck)
+    if output is None:
         sys.stdout.write(text)
     else:
-        write_file(args.output, text)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        write_file(output, text)
     counts = {}
     for note in notes:
         counts[note.kind] = counts.get(note.kind, 0) + 1
     what = ", ".join(f"{n} {k}" for k, n in counts.items())
-    where = f" to {args.output}" if args.output else ""
+    where = f" to {output}" if output else ""
     print(f"imported {len(cards)} card(s) ({what}){where}", file=sys.stderr)
+    if output is not None and not _loaded_by_the_app(output):
+        from quizcoll.cli.common import user_cards_dir
+
+        print(
+            f"note: the app loads card files from {user_cards_dir()}; move {output.name} there "
+            f"(or pass --cards {output} to a command) to review it",
+            file=sys.stderr,
+        )
     return 0
+
+
+def _output(option: str | None, deck: str) -> Path | None:
+    """The file to write: ``-o`` as given, stdout for ``-o -``, else DECK.yaml in the user's
+    card folder, which must not exist yet (a user's file is never replaced unasked)."""
+    from quizcoll.cli.common import UsageError, user_cards_dir
+
+    if option == "-":
+        return None
+    if option is not None:
+        return Path(option).expanduser()
+    target = user_cards_dir() / f"{deck or 'imported'}.yaml"
+    if target.exists() or target.is_symlink():
+        raise UsageError(
+            f"{target} exists; pass -o FILE to choose the file to write (or -o - for stdout)"
+        )
+    return target
+
+
+def _loaded_by_the_app(path: Path) -> bool:
+    from quizcoll.cli.common import user_cards_dir
+
+    try:
+        path.resolve().relative_to(user_cards_dir().resolve())
+    except ValueError:
+        return False
+    return True
