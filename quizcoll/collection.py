@@ -2,7 +2,8 @@
 
 Without explicit paths the collection is the built-in cards plus the user's own card
 folder (``cards/`` in the user data directory, see :func:`user_cards_dir`), loaded as one
-collection, so ids must be unique across both.
+collection, so ids must be unique across both — except that a card in the user's folder
+with a built-in card's id replaces it (that is how an edited built-in card is kept).
 """
 
 from __future__ import annotations
@@ -41,7 +42,12 @@ def load(
         ), registry
     root = builtin_cards_dir()
     return load_collection(
-        default_paths(), registry, display_root=root.parent, on_file=on_file, jobs=jobs
+        default_paths(),
+        registry,
+        display_root=root.parent,
+        on_file=on_file,
+        jobs=jobs,
+        overrides=user_cards_dir(),  # a user's copy of a built-in card replaces it
     ), registry
 
 
