@@ -252,6 +252,8 @@ def plain_session(
     from deck.base.errors import DeckError
     from deck.cards.instances import draw, render_front, render_options
     from deck.cards.model import CardType, Rating
+    from deck.review.anki import leech_alert
+    from deck.review.anki import preview as balanced_preview
     from deck.review.queue import next_entry
     from deck.review.scheduler import Scheduler, format_interval
     from deck.review.store import StaleState
@@ -309,7 +311,8 @@ def plain_session(
             if verdict.solution.strip():
                 say(verdict.solution.strip())
             now = clock()
-            outcomes = scheduler.preview(state, now, card.id)
+            others = [r.state for r in store.cards().values() if r.card_id != card.id]
+            outcomes = balanced_preview(scheduler, state, now, card.id, others)
             if practice:
                 say("practice: the schedule does not change")
             else:
@@ -373,11 +376,12 @@ def plain_session(
                         f"{card.id} was reviewed in another session meanwhile: rescheduled from there"
                     )
                     version = stale.version
-                    outcomes = scheduler.preview(stale.state, now, card.id)
+                    outcomes = balanced_preview(scheduler, stale.state, now, card.id, others)
             saved += 1
             last = (review, entry)
             say(f"saved: {card.id} {int(rating)}")
-            if review.after.leech and not review.before.leech:
+            lapsed = review.after.state.lapses > review.before.state.lapses
+            if lapsed and leech_alert(review.after.state.lapses, settings.leech_threshold):
                 say(
                     f"leech: {card.id} lapsed {review.after.state.lapses} times; tagged and suspended"
                 )

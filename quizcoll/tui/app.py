@@ -134,14 +134,22 @@ class QuizApp(App[int]):
         settings file, off the interface thread; returns the settings now in force."""
         from dataclasses import replace as with_values
 
+        from deck.review.anki import changed_decks, reschedule_cards
         from quizcoll.settings import parse_config_changes, save_settings
 
         path = self.settings_path
+        before = self.config
         if path is None:
             default = with_values(self.config.default, **parse_config_changes(changes))
             self.config = with_values(self.config, default=default)
-            return self.config
-        self.config = await asyncio.to_thread(save_settings, path, changes, theme=theme)
+        else:
+            self.config = await asyncio.to_thread(save_settings, path, changes, theme=theme)
+        # A new desired retention (or parameters): existing cards follow, as in Anki.
+        decks = changed_decks(before, self.config, self.deck_names())
+        if decks:
+            moved = await self.db.call(reschedule_cards, self.config, decks)
+            if moved:
+                self.notify(f"{moved} card(s) rescheduled for the new settings", timeout=5)
         return self.config
 
     @property

@@ -37,6 +37,7 @@ from typing import Any
 
 from deck.base.safeio import database_path
 from deck.cards.model import Rating
+from deck.review.anki import leech_alert
 from deck.review.scheduler import CardState, Phase, format_time
 from deck.review.store.maintenance import Maintenance
 from deck.review.store.records import (
@@ -361,7 +362,8 @@ class Store(Maintenance):
 
         The state before is read inside the transaction (so undo restores what was
         really there). ``practice`` logs the review and leaves the schedule alone.
-        After ``leech_threshold`` lapses (0: never) the card is tagged leech and suspended.
+        At ``leech_threshold`` lapses (0: never), and every half threshold after that, the
+        card is tagged leech and suspended (as Anki alerts again).
 
         ``expected_version`` is the version :meth:`state_version` returned with the state
         ``after`` was computed from: if another session has written the card since, nothing
@@ -382,10 +384,9 @@ class Store(Maintenance):
                 new = current
             else:
                 new = replace(current, state=after)
-                became_leech = (
-                    leech_threshold > 0
-                    and after.lapses >= leech_threshold
-                    and after.lapses > current.state.lapses
+                # At the threshold and every half threshold after it (deck.review.anki).
+                became_leech = after.lapses > current.state.lapses and leech_alert(
+                    after.lapses, leech_threshold
                 )
                 if became_leech:
                     new = replace(new, leech=True, suspended=True)

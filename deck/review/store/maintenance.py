@@ -5,10 +5,11 @@ collection's ids, and merging another history in. A mixin of
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from deck.review.scheduler import CardState
 from deck.review.store.records import CardRecord, MergeResult, Review, StoreError, SyncResult
 from deck.review.store.schema import _row_to_record
 
@@ -24,6 +25,18 @@ class Maintenance:
     _query: Any
     _put: Any
     _insert_review: Any
+
+    def set_states(self, states: Mapping[str, CardState]) -> int:
+        """Give cards new scheduling states (a rescheduling, :mod:`deck.review.anki`) in one
+        transaction; ids without a record are skipped. Returns the cards written."""
+        written = 0
+        with self._write() as db:
+            for card_id, state in states.items():
+                row = db.execute("SELECT * FROM cards WHERE card_id = ?", (card_id,)).fetchone()
+                if row is not None:
+                    self._put(db, replace(_row_to_record(row, self.path), state=state))
+                    written += 1
+        return written
 
     def rename_card(self, old: str, new: str) -> int:
         """Carry the history and state of card ``old`` to the id ``new``, in one transaction;

@@ -16,6 +16,8 @@ from deck.base.typed import answer_text
 from deck.cards.instances import Instance, draw, render_front, render_options, render_text
 from deck.cards.model import Card, CardType, Rating
 from deck.cards.registry import Registry
+from deck.review.anki import leech_alert
+from deck.review.anki import preview as balanced_preview
 from deck.review.queue import (
     EntryKind,
     QueueEntry,
@@ -217,7 +219,8 @@ class ReviewSession:
         else:
             state, p.version = store.state_version(p.card.id)
         scheduler = Scheduler(self.config.for_deck(p.card.deck))
-        p.outcomes = scheduler.preview(state, now, p.card.id)
+        others = [r.state for r in store.cards().values() if r.card_id != p.card.id]
+        p.outcomes = balanced_preview(scheduler, state, now, p.card.id, others, tz=self.tz)
         p.previewed_at = now
         return p.interval_labels()
 
@@ -313,7 +316,12 @@ class ReviewSession:
             hinted=sum(r.hinted for r in reviews),
             seconds=sum((r.duration_ms or 0) for r in reviews) / 1000,
             next_due=next_due(store, scope, self.clock()),
-            leeches=tuple(r.card_id for r in reviews if r.after.leech and not r.before.leech),
+            leeches=tuple(
+                r.card_id
+                for r in reviews
+                if r.after.state.lapses > r.before.state.lapses
+                and leech_alert(r.after.state.lapses, self.config.for_deck(r.deck).leech_threshold)
+            ),
             suspended=tuple(f.presented.card.id for f in flagged if f.what == "suspended"),
             buried=tuple(f.presented.card.id for f in flagged if f.what == "buried"),
         )
