@@ -77,6 +77,8 @@ class ReviewScreen(QuizScreen):
         Binding("h", "no_hint", show=False),
         Binding("exclamation_mark", "suspend", "Suspend", key_display="!"),
         Binding("minus", "bury", "Bury until tomorrow", key_display="-", show=False),
+        # The answer box types "-": ctrl+b buries from there too (N12).
+        Binding("ctrl+b", "bury", "Bury until tomorrow", show=False, priority=True),
         Binding("ctrl+o", "edit_card", "Edit the card", show=False),
         # Offered only under a live result a lab can replay (see check_action); on any
         # other card the same key says why nothing opens.
