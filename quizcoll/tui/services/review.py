@@ -222,7 +222,8 @@ class ReviewSession:
         others = [r.state for r in store.cards().values() if r.card_id != p.card.id]
         p.outcomes = balanced_preview(scheduler, state, now, p.card.id, others, tz=self.tz)
         p.previewed_at = now
-        return p.interval_labels()
+        # Practice never changes the schedule: no interval to promise on the buttons (N20).
+        return {} if self.practice else p.interval_labels()
 
     def rate(self, store: Store, rating: Rating) -> Review:
         """Commit the card on screen with ``rating``; returns the stored review."""
