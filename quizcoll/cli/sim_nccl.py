@@ -82,10 +82,36 @@ def wanted(args: argparse.Namespace) -> bool:
         raise UsageError(f"--model: {args.model!r} is not one of {', '.join(MODELS)}{hint}")
     if model == "nccl":
         return True
+    _apply_profile(args)
     extra = _given(args, NCCL_FLAGS)
     if extra:
         raise UsageError(f"{extra[0]} applies to --model nccl (NCCL's cost model)")
     return False
+
+
+def _apply_profile(args: argparse.Namespace) -> None:
+    """``--gpu NAME`` naming a profile of ``quizcoll calibrate`` (not a GPU preset): the
+    α-β link becomes the measured one — the profile's bus bandwidth (the ring-equivalent
+    link rate nccl-tests reports) and its latency floor spread over the ring steps of the
+    measured run; ``--latency``/``--bandwidth`` still override."""
+    if not args.gpu or args.gpu.strip().lower() in GPUS:
+        return
+    from quizcoll.cli import profiles
+
+    profile = profiles.load(args.gpu.strip())
+    if profile is None:
+        where = profiles.profiles_dir()
+        raise UsageError(
+            f"--gpu {args.gpu!r} is neither a GPU ({', '.join(GPUS)}) nor a profile in "
+            f"{where} (make one with: quizcoll calibrate LOG --name NAME)"
+        )
+    steps = profiles.ring_steps(profile.collective, profile.ranks)
+    if args.latency is None:
+        args.latency = profile.line.alpha_s / steps
+    if args.bandwidth is None:
+        args.bandwidth = profile.line.busbw
+    args.gpu = None
+    args.profile = profile.name
 
 
 def _topology(args: argparse.Namespace) -> Any:
