@@ -154,6 +154,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     real.add_argument(
         "--iters", metavar="N", type=int, default=20, help="timed iterations (default 20)"
     )
+    real.add_argument(
+        "--sweep",
+        metavar="MIN:MAX",
+        help="with --backend: run sizes doubling from MIN to MAX (e.g. 8:64MiB) and print "
+        "nccl-tests' table (quizcoll calibrate reads it)",
+    )
+    real.add_argument(
+        "--interface",
+        metavar="NAME",
+        help="network interface gloo/NCCL sockets bind to (default: loopback)",
+    )
     add_json_argument(parser)
     sim_nccl.add_arguments(parser)  # --model nccl: NCCL's cost model
 
@@ -221,6 +232,10 @@ def _link(preset: str, latency: float | None, bandwidth: float | None, prefix: s
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.sweep is not None:
+        from quizcoll.cli.sim_sweep import run_sweep
+
+        return run_sweep(args)
     if sim_nccl.wanted(args):
         return sim_nccl.run(args)
     from quizcoll import collectives as co
