@@ -11,7 +11,8 @@ content independently of the engine's matcher:
 - at least one term of each point occurs in the card's own back, compared case-insensitively
   with hyphens, spaces and punctuation ignored, simple English suffixes (-s, -es, -ed, -ing)
   stripped, and Latin-script terms matched on whole words only (CJK terms as substrings);
-- no term is a lone stop word ("all", "the", "data"...) that would match any answer.
+- no term is a lone stop word ("all", "the", "data"...) or a single letter that would match
+  any answer.
 """
 
 from __future__ import annotations
@@ -163,6 +164,8 @@ def test_basic_card_key_points(name: str, card: dict) -> None:
             assert len({t.lower() for t in terms}) == len(terms), f"{name}: repeated {terms!r}"
             for t in terms:
                 assert t.lower() not in STOP_WORDS, f"{name}: term {t!r} matches any answer"
+                short = not _CJK.search(t) and len("".join(tokens(t))) < 2
+                assert not short, f"{name}: term {t!r} is too short to be distinctive"
             said = [t for t in terms if term_occurs(t, back)]
             assert said, f"{name}: no term of {text!r} occurs in the back: {terms!r}"
 
