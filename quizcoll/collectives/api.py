@@ -46,9 +46,13 @@ ROW_BYTES = 40  # a row's columns and derived keys, for the memory budget
 
 
 def _format_bytes(n: float) -> str:
-    from deck.units import format_bytes
-
-    return format_bytes(n)
+    """``1.50 GiB`` — binary units, as the simulator's budget is set."""
+    x, unit = float(n), "B"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(x) < 1024 or unit == "PiB":
+            break
+        x /= 1024
+    return f"{x:.0f} B" if unit == "B" else f"{x:.2f} {unit}"
 
 
 def algorithms(name: str | Collective, *, topology: bool = False) -> tuple[str, ...]:
