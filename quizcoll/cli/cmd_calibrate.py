@@ -52,7 +52,7 @@ def _default_name(path: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from deck.safeio import read_text
+    from deck.base.safeio import read_text
     from quizcoll.cli import profiles
     from quizcoll.cli.common import emit
     from quizcoll.collectives.calibrate import CalibrationError, fit

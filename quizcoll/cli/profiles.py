@@ -18,7 +18,7 @@ MAX_PROFILE_BYTES = 4 * 2**20
 
 
 def profiles_dir() -> Path:
-    from deck.safeio import expand
+    from deck.base.safeio import expand
 
     env = os.environ.get("QUIZCOLL_PROFILES")
     if env:
@@ -34,7 +34,7 @@ def profile_path(name: str) -> Path:
 
 def save(profile: Any, *, force: bool) -> Path:
     """Write ``profile`` as ``NAME.json``; refuse to replace one unless ``force``."""
-    from deck.safeio import write_text
+    from deck.base.safeio import write_text
 
     path = profile_path(profile.name)
 
@@ -54,7 +54,7 @@ def save(profile: Any, *, force: bool) -> Path:
 def load(name: str) -> Any | None:
     """The profile called ``name``, or None when there is none; a clear error for a
     file that is not a profile."""
-    from deck.safeio import read_text
+    from deck.base.safeio import read_text
     from quizcoll.collectives.calibrate import NAME, CalibrationError, Profile
 
     if not NAME.fullmatch(name):

@@ -6,7 +6,7 @@ formats, PyTorch's process-group timeouts), each with its source."""
 
 from __future__ import annotations
 
-from deck.registry import Constant
+from deck.cards.registry import Constant
 from deck.units import Dim
 
 _SOURCES = {

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from deck.registry import Constant
+from deck.cards.registry import Constant
 from deck.units import Dim
 
 

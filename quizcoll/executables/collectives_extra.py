@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
+from deck.cards.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
 from deck.units import format_bytes, format_rate, format_seconds
 from quizcoll.executables.collectives import MAX_RANKS, _guard, _model, cost
 
