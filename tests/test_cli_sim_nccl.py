@@ -142,7 +142,10 @@ def test_alpha_beta_stays_the_default(capsys: pytest.CaptureFixture) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--model", "ncl"], "--model: 'ncl' is not one of alpha-beta, nccl, measured; did you mean 'nccl'?"),
+        (
+            ["--model", "ncl"],
+            "--model: 'ncl' is not one of alpha-beta, nccl, measured; did you mean 'nccl'?",
+        ),
         (["--gpu", "h100"], "--gpu applies to --model nccl"),
         (["--sharp"], "--sharp applies to --model nccl"),
         (["--model", "nccl", "--gpu", "h10"], "did you mean 'h100'?"),
