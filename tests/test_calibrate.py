@@ -178,3 +178,31 @@ def test_any_text_parses_or_fails_cleanly(lines: list[str]) -> None:
         assert str(exc).startswith("fuzz")
     else:
         assert all(r.size > 0 and r.out_of_place.time_us > 0 for r in sweep.rows)
+
+
+def test_tuning_lines_give_each_algorithm_its_own_line() -> None:
+    # NCCL_DEBUG_SUBSYS=TUNING prints "<bytes> Bytes -> Algo A proto P time T" per call
+    # (format as in NVIDIA/nccl #1453); ids are NCCL's: Algo 0 = Tree, 1 = Ring; proto
+    # 0 = LL, 2 = Simple
+    head = A3.read_text().split("           8             2")[0]
+    rows = [
+        ("8", "2", "20.00", "0.00", "0.00"),
+        ("1024", "256", "21.00", "0.05", "0.09"),
+        ("1048576", "262144", "100.0", "10.49", "19.66"),
+        ("16777216", "4194304", "800.0", "20.97", "39.32"),
+    ]
+    lines = [head.rstrip("\n")]
+    tags = {"8": (0, 0), "1024": (0, 0), "1048576": (1, 2), "16777216": (1, 2)}
+    for size, count, t, alg, bus in rows:
+        a, p = tags[size]
+        lines.append(f"host:1:1 [0] NCCL INFO {size} Bytes -> Algo {a} proto {p} time 25.87")
+        grp = f"{t:>8} {alg:>7} {bus:>7}      0"
+        lines.append(f"{size:>12} {count:>13}     float     sum      -1 {grp} {grp}")
+    sweep = parse("\n".join(lines) + "\n", source="tuned")
+    assert sweep.algorithm_at(8) == "Tree/LL" and sweep.algorithm_at(16777216) == "Ring/Simple"
+    profile = fit(sweep, name="tuned", source="tuned")
+    per = dict(profile.per_algorithm)
+    assert set(per) == {"Tree/LL", "Ring/Simple"}
+    # Ring/Simple's two rows: the best S / t is 16 MiB over 800 µs (no flat sizes: α = 0)
+    assert per["Ring/Simple"].alpha_s == 0
+    assert per["Ring/Simple"].algbw == pytest.approx(16777216 / 800e-6)

@@ -276,8 +276,9 @@ def _pat(func: Func, topo: Topology, g: Graphs) -> Entry:
         return Entry(A.PAT, proto, reason=why)
     tree = g.tree
     bus = _start_bw(tree, topo) * tree.channels
-    _, inter_hw = _hw(tree, topo)
-    inter_lat = HW_LATENCY[inter_hw][A.PAT][proto]
+    # PAT runs with one GPU per node, where "latencies are fully exposed": the Tree's
+    # network latency (tuning.cc: ppn == 1 ? hwLatencies[NET][TREE][p] : …)
+    inter_lat = HW_LATENCY[Hw.NET][A.TREE][proto]
     lat = (
         BASE_LATENCY[A.PAT][proto]
         + log2i(topo.nodes) * (inter_lat / _PAT_LOG_DIVISOR)
