@@ -206,3 +206,16 @@ def test_tuning_lines_give_each_algorithm_its_own_line() -> None:
     # Ring/Simple's two rows: the best S / t is 16 MiB over 800 µs (no flat sizes: α = 0)
     assert per["Ring/Simple"].alpha_s == 0
     assert per["Ring/Simple"].algbw == pytest.approx(16777216 / 800e-6)
+
+
+def test_a_log_cut_inside_a_row_names_that_line(capsys: pytest.CaptureFixture) -> None:
+    f = LOGS / "dgx_spark_2x1_gb10_truncated.txt"
+    with pytest.raises(LogError, match=r"truncated\.txt:16: a result row needs"):
+        parse(f.read_text(), source=f.name)
+    assert main(["calibrate", str(f), "--no-save"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ":16:" in err
+    whole = "\n".join(f.read_text().splitlines()[:15])  # without the cut line
+    sweep = parse(whole, source=f.name)
+    assert (sweep.collective, sweep.nccl_version) == ("all_reduce", "2.31.2")  # 23102
+    assert (sweep.ranks, sweep.hosts, sweep.gpu) == (2, 2, "NVIDIA GB10")
