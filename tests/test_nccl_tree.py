@@ -87,3 +87,18 @@ def test_all_reduce_on_nccl_trees_is_correct(nodes: int, gpus: int) -> None:
 def test_nccl_tree_needs_the_node_shape() -> None:
     with pytest.raises(CollectiveError, match="gpus_per_node"):
         plan("all_reduce", 8, 16, algorithm="nccl_tree")
+
+
+def test_cli_runs_nccl_trees(capsys: pytest.CaptureFixture) -> None:
+    import json
+
+    from quizcoll.cli.main import main
+
+    argv = ["sim", "all_reduce", "--algorithm", "nccl_tree", "--nodes", "8", "--gpus-per-node"]
+    assert main([*argv, "8", "--size", "1MiB", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    # 12 hops to the deepest GPU (worked out by hand above), up and down, not pipelined
+    assert (doc["ranks"], doc["steps"], doc["verified"]) == (64, 24, True)
+    assert main(["sim", "all_reduce", "--algorithm", "nccl_tree", "--ranks", "8"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "needs --nodes B and --gpus-per-node A" in err
