@@ -14,7 +14,7 @@ from typing import Any
 
 from deck.cards.model import Card, Collection
 from deck.cards.registry import Registry
-from quizcoll.cli.common import builtin_cards_dir, user_cards_dir
+from quizcoll.paths import builtin_cards_dir, user_cards_dir
 
 
 def default_paths() -> list[Path]:
@@ -44,8 +44,7 @@ def load(
 
     def compile_files() -> Collection:
         from deck.cards.loader import load_collection
-        from quizcoll.executables import build_registry
-
+        
         return load_collection(
             chosen,
             build_registry(),

@@ -12,6 +12,7 @@ from tui_support import BASE_CARDS, SMALL, make_app, run_async, settle
 
 import quizcoll.cli.common as common
 import quizcoll.collection as collection_module
+import quizcoll.paths as paths
 from quizcoll.tui.screens.review import ReviewScreen
 from quizcoll.tui.services.editor import card_line, user_copy
 
@@ -23,6 +24,7 @@ def folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path
     builtin.mkdir(parents=True)
     shutil.copy(BASE_CARDS[0], builtin / BASE_CARDS[0].name)
     monkeypatch.setattr(common, "builtin_cards_dir", lambda: builtin)
+    monkeypatch.setattr(paths, "builtin_cards_dir", lambda: builtin)
     monkeypatch.setattr(collection_module, "builtin_cards_dir", lambda: builtin)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     return builtin, common.user_cards_dir()
