@@ -44,7 +44,8 @@ def load(
 
     def compile_files() -> Collection:
         from deck.cards.loader import load_collection
-        
+        from quizcoll.executables import build_registry
+
         return load_collection(
             chosen,
             build_registry(),

@@ -242,8 +242,8 @@ class QuizApp(App[int]):
         """``card``'s YAML in the editor at its line; on return the file is loaded and the
         card checked again, its problems reported, and the new card used everywhere from
         now on. What the file now holds, or None where there is no new card (said why)."""
-        from quizcoll.paths import builtin_cards_dir, user_cards_dir
         from quizcoll.collection import card_file
+        from quizcoll.paths import builtin_cards_dir, user_cards_dir
         from quizcoll.tui.services.editor import reload_card, user_copy
 
         path = card_file(card)
