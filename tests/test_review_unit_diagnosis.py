@@ -75,3 +75,15 @@ def test_four_gigabits_is_an_eightfold_slip() -> None:
     verdict = _verdict("4 Gb")
     assert verdict.correct is False
     assert verdict.mistake is not None and verdict.mistake.id == "bits-vs-bytes"
+
+
+@pytest.mark.parametrize(
+    "spelling", ["tokens/s", "tok/s", "tokens/sec", "tokens per second", "token/s", "/s"]
+)
+def test_a_rate_label_takes_its_common_spellings(spelling: str) -> None:
+    """N15: "327 tok/s" and friends were "unknown unit"."""
+    card = COLLECTION.by_id()["decode-int4-weights-speed"]  # seed 0: 72.8 tokens/s
+    inst = draw(card, 0, REGISTRY)
+    answer = f"72.8 {spelling}" if spelling != "/s" else "72.8/s"
+    verdict = check_answer(card, inst, answer, REGISTRY)
+    assert verdict.correct is True, verdict.feedback
