@@ -456,7 +456,19 @@ def _compare_exact(
         return Equivalence(True, "exact", f"equal at {checked} points, exactly", given=b)
     point, va, vb = witness
     factor = ratio if constant else None
-    return different("exact", point, float(va), None if vb is None else float(vb), factor, b)
+    return different("exact", point, _float(va), None if vb is None else _float(vb), factor, b)
+
+
+def _float(value: Fraction) -> float:
+    """``value`` as a float; beyond the float range, infinity of its sign (a typed
+    ``1e308*1e308`` is exact as a fraction, and only too large to show)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+MAX_FACTOR_DIGITS = 15  # "it is 3× the expected value": a longer factor is shown as values
 
 
 def different(
@@ -470,7 +482,11 @@ def different(
     where = _describe(_float_point(point))
     if vb is None:
         reason = f"at {where} it has no value"
-    elif factor is not None and factor not in (0, 1):
+    elif (
+        factor is not None
+        and factor not in (0, 1)
+        and max(len(str(abs(factor.numerator))), len(str(factor.denominator))) <= MAX_FACTOR_DIGITS
+    ):
         reason = f"it is {_ratio_text(factor)} the expected value everywhere"
     else:
         reason = f"at {where} it is {vb:.6g} where the expected value is {va:.6g}"
