@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sqlite3
 import struct
-import tempfile
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,9 +26,8 @@ def legacy_db(
     cards: Sequence[tuple[Any, Any, Any]] | None = None,
 ) -> bytes:
     """A schema-11 collection (``col.models``/``col.decks`` JSON) holding ``notes``."""
-    with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "c.sqlite"
-        conn = sqlite3.connect(db)
+    conn = sqlite3.connect(":memory:")
+    try:
         conn.execute("CREATE TABLE col (models, decks)")
         conn.execute("CREATE TABLE cards (nid, did, ord)")
         conn.execute("CREATE TABLE notes (id, guid, mid, tags, flds)")
@@ -38,8 +36,9 @@ def legacy_db(
         rows = cards if cards is not None else [(n[0], 1, 0) for n in notes]
         conn.executemany("INSERT INTO cards VALUES (?, ?, ?)", rows)
         conn.commit()
+        return conn.serialize()  # the database file's bytes, built in memory (no fsync)
+    finally:
         conn.close()
-        return db.read_bytes()
 
 
 def new_db(
@@ -55,9 +54,8 @@ def new_db(
     decks: Sequence[tuple[Any, Any]] = ((1, "Default"),),
 ) -> bytes:
     """A schema-18 collection (``notetypes``, ``fields``, ``decks`` tables)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "c.sqlite"
-        conn = sqlite3.connect(db)
+    conn = sqlite3.connect(":memory:")
+    try:
         for sql in (
             "CREATE TABLE col (models, decks)",
             "CREATE TABLE cards (nid, did, ord)",
@@ -74,8 +72,9 @@ def new_db(
         conn.executemany("INSERT INTO fields VALUES (?, ?, ?)", fields)
         conn.executemany("INSERT INTO decks VALUES (?, ?)", decks)
         conn.commit()
+        return conn.serialize()
+    finally:
         conn.close()
-        return db.read_bytes()
 
 
 def package(
