@@ -78,3 +78,17 @@ def test_a_regular_settings_file_still_gives_its_theme(tmp_path: Path) -> None:
     assert load_config(path).default.new_per_day == 7
     path.write_text("[app]\ntheme = " + "[" * 5000 + "\n")  # a nesting bomb
     assert read_theme(path) is None
+
+
+@pytest.mark.parametrize("text", ["[[app]]\n", "app = 1\n", "[[review]]\n", "review = [1]\n"])
+def test_a_table_written_as_something_else_is_refused_in_one_line(
+    tmp_path: Path, text: str
+) -> None:
+    # Found by tests/test_fuzz_inputs.py: `[[app]]` made the settings screen's save raise
+    # TypeError (the edit walked into a list as if it were a table).
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    with pytest.raises((ConfigWriteError, ConfigError)) as caught:
+        save_settings(path, [Change("new_per_day", 5)], theme="textual-light")
+    assert len(str(caught.value).splitlines()) == 1
+    assert path.read_text() == text
