@@ -37,10 +37,17 @@ from quizcoll.settings import THEMES, Change, SettingsError, read_theme, save_se
 
 SCALE = max(1, int(os.environ.get("QUIZCOLL_FUZZ_SCALE", "1")))
 HF_CONFIG_EXAMPLES = 400 * SCALE
+HF_FILE_EXAMPLES = 100 * SCALE
 SETTINGS_EXAMPLES = 200 * SCALE
 PROOF_CACHE_EXAMPLES = 300 * SCALE
 ANSWER_EXAMPLES = 400 * SCALE
-FUZZ_EXAMPLES = HF_CONFIG_EXAMPLES + SETTINGS_EXAMPLES + PROOF_CACHE_EXAMPLES + ANSWER_EXAMPLES
+FUZZ_EXAMPLES = (
+    HF_CONFIG_EXAMPLES
+    + HF_FILE_EXAMPLES
+    + SETTINGS_EXAMPLES
+    + PROOF_CACHE_EXAMPLES
+    + ANSWER_EXAMPLES
+)
 
 
 def _settings(n: int) -> settings:
@@ -102,7 +109,7 @@ def test_hf_configs_give_a_model_or_one_line(data: dict[str, Any]) -> None:
     assert est.total_bytes > 0
 
 
-@_settings(HF_CONFIG_EXAMPLES // 4)
+@_settings(HF_FILE_EXAMPLES)
 @given(st.binary(max_size=64) | hf_configs().map(lambda d: json.dumps(d).encode()))
 def test_hf_config_files_of_any_bytes(data: bytes) -> None:
     from quizcoll.memory.architecture import load_config as load_hf
