@@ -70,6 +70,10 @@ def run(args: argparse.Namespace) -> int:
 
     path: Path = args.file
     kind = path.suffix.lower()
+    to_stdout = args.output == "-"
+    target = None if to_stdout or args.output is None else Path(args.output)
+    if target is not None:
+        target = _refuse_existing(target, args.force)  # before any work is spent
     if kind in (".apkg", ".colpkg"):
         from deck.interchange.importing.apkg import read_package
 
@@ -80,10 +84,6 @@ def run(args: argparse.Namespace) -> int:
         notes, skipped = read_csv(path), []
     else:
         raise UsageError(f"{path}: expected an .apkg or .csv file")
-    to_stdout = args.output == "-"
-    target = None if to_stdout or args.output is None else Path(args.output)
-    if target is not None:
-        target = _refuse_existing(target, args.force)  # before any work is spent
     ids = _collection_ids()
     if not to_stdout and target is None:  # DECK.yaml in the card folder: DECK from the notes
         main = build_cards(notes, args.deck)[0]
