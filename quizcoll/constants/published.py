@@ -1,0 +1,43 @@
+"""Published figures behind the third edition's corrections and new topics, each with its
+source and the words it is quoted from.
+
+These are figures no calculator derives: a schedule comparison table, a bus width read from
+the driver, an NVLink domain size, a recipe default. Cards show them with ``{=name}`` or use
+them in ``expect`` formulas, so a card that contradicts its source fails ``check``.
+"""
+
+from __future__ import annotations
+
+from deck.cards.registry import Constant
+from deck.units import Dim
+
+_ZB = (
+    "sail-sg/zero-bubble-pipeline-parallelism README.md, 'Comparision of Schedules' table "
+    "(Qi et al., arXiv 2401.10241): 'Activation Memory (Compared to 1F1B) | 1x | 1x | 2x | "
+    "1x' and 'Pipeline Communication Volume (Compared to 1F1B) | 1x | 1x | 1x | 2x' for "
+    "1F1B, ZB1P, ZB2P, ZBV"
+)
+_AO4002 = (
+    "pytorch/ao PR #4002 (update b200 peak memory bandwidth, 2026-03): driver query "
+    "'Memory Bus Width: 7680 bits', nvidia-smi 'clocks.max.memory 3996 MHz', "
+    "'(7680bits/8bits per byte)*(3996 MHz memory clock) * 2 DDR / 1e12 = 7.672 TB/s'"
+)
+
+CONSTANTS: tuple[Constant, ...] = (
+    Constant("zb1p_activation_vs_1f1b", 1.0, Dim.RATIO, _ZB),
+    Constant("zb2p_activation_vs_1f1b", 2.0, Dim.RATIO, _ZB),
+    Constant("zbv_activation_vs_1f1b", 1.0, Dim.RATIO, _ZB),
+    Constant("zb2p_pp_comm_vs_1f1b", 1.0, Dim.RATIO, _ZB),
+    Constant("zbv_pp_comm_vs_1f1b", 2.0, Dim.RATIO, _ZB),
+    Constant("b200_hbm_bus_bits", 7680.0, Dim.COUNT, _AO4002),
+    Constant("b200_hbm_clock_mhz", 3996.0, Dim.COUNT, _AO4002),
+    Constant(
+        "b200_launch_hbm_bandwidth",
+        8e12,
+        Dim.RATE,
+        "NVIDIA Blackwell launch figures (GTC 2024, B200 with 192 GB HBM3e: '8TB/s'); "
+        "ai-dynamo/aiconfigurator PR #1246 corrects B200 SXM from 8 TB/s to the datasheet's "
+        "7.7 TB/s",
+        "TB/s",
+    ),
+)
