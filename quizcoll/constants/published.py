@@ -23,7 +23,18 @@ _AO4002 = (
     "'(7680bits/8bits per byte)*(3996 MHz memory clock) * 2 DDR / 1e12 = 7.672 TB/s'"
 )
 
+_QLORA_PAGED = (
+    "Dettmers et al. 2023 (QLoRA), §4: 'we do not provide hard measurements for Paged "
+    "Optimizers since the paging only occurs when processing mini-batches with long sequence "
+    "lengths, which is rare. We do, however, perform an analysis of the runtime of paged "
+    "optimizers for 65B models on 48GB GPUs and find that with a batch size of 16, paged "
+    "optimizers provide the same training speed as regular optimizers'"
+)
+
 CONSTANTS: tuple[Constant, ...] = (
+    Constant("qlora_paged_case_params", 65e9, Dim.COUNT, _QLORA_PAGED),
+    Constant("qlora_paged_case_gpu_memory", 48e9, Dim.BYTES, _QLORA_PAGED, "GB"),
+    Constant("qlora_paged_case_batch", 16.0, Dim.COUNT, _QLORA_PAGED),
     Constant("zb1p_activation_vs_1f1b", 1.0, Dim.RATIO, _ZB),
     Constant("zb2p_activation_vs_1f1b", 2.0, Dim.RATIO, _ZB),
     Constant("zbv_activation_vs_1f1b", 1.0, Dim.RATIO, _ZB),
