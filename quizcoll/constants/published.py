@@ -32,6 +32,13 @@ _QLORA_PAGED = (
 )
 
 CONSTANTS: tuple[Constant, ...] = (
+    Constant(
+        "mxfp8_block",
+        32.0,
+        Dim.COUNT,
+        "OCP Microscaling Formats (MX) v1.0, §5: MXFP8 is 32 FP8 elements (E4M3 or E5M2) "
+        "sharing one E8M0 scale; Transformer Engine MXFP8BlockScaling (Blackwell)",
+    ),
     Constant("qlora_paged_case_params", 65e9, Dim.COUNT, _QLORA_PAGED),
     Constant("qlora_paged_case_gpu_memory", 48e9, Dim.BYTES, _QLORA_PAGED, "GB"),
     Constant("qlora_paged_case_batch", 16.0, Dim.COUNT, _QLORA_PAGED),
