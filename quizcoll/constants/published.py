@@ -33,6 +33,12 @@ _QLORA_PAGED = (
 
 CONSTANTS: tuple[Constant, ...] = (
     Constant(
+        "h100_sxm_sms",
+        132.0,
+        Dim.COUNT,
+        "NVIDIA H100 Tensor Core GPU Architecture whitepaper: the H100 SXM5 has 132 SMs",
+    ),
+    Constant(
         "mxfp8_block",
         32.0,
         Dim.COUNT,

@@ -25,6 +25,7 @@ MODULES: tuple[str, ...] = (
     "serving",
     "serving_kv",
     "parallel",
+    "moe_serving",
     "layout",
     "overlap",
     "numerics",
