@@ -61,10 +61,18 @@ class MoeDecode:
     expected_touched: float  # distinct experts per layer a step reads, on average
     touched_fraction: float  # expected_touched / experts
     all_touched_probability: float  # P(every expert is read)
+    bytes_read: float  # shared weights + the touched experts' share of the expert weights
 
 
-def experts_touched(experts: int, top_k: int, batch: int) -> MoeDecode:
-    """The expected number of distinct experts a decode batch reads per MoE layer."""
+def experts_touched(
+    experts: int, top_k: int, batch: int, expert_bytes: float = 0.0, shared_bytes: float = 0.0
+) -> MoeDecode:
+    """The expected number of distinct experts a decode batch reads per MoE layer, and the
+    weight bytes a step reads: ``shared_bytes`` always, ``expert_bytes`` (all experts
+    together) in the touched share."""
+    if expert_bytes < 0 or shared_bytes < 0:
+        raise SystemsInputError("expert_bytes and shared_bytes must be at least 0")
     dist = touched_distribution(experts, top_k, batch)
     mean = sum(j * pj for j, pj in enumerate(dist))
-    return MoeDecode(exact(mean), exact(mean / experts), dist[experts])
+    share = mean / experts
+    return MoeDecode(exact(mean), exact(share), dist[experts], shared_bytes + share * expert_bytes)
