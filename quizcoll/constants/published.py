@@ -33,6 +33,13 @@ _QLORA_PAGED = (
 
 CONSTANTS: tuple[Constant, ...] = (
     Constant(
+        "dualpipe_param_copies",
+        2.0,
+        Dim.RATIO,
+        "DeepSeek-AI 2024, DeepSeek-V3 Technical Report, Table 2: DualPipe's parameter memory "
+        "'2×' against 1F1B's and ZB1P's '1×' (activation PP + 1 against PP)",
+    ),
+    Constant(
         "h100_sxm_sms",
         132.0,
         Dim.COUNT,

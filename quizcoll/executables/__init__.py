@@ -26,6 +26,7 @@ MODULES: tuple[str, ...] = (
     "serving_kv",
     "parallel",
     "moe_serving",
+    "checkpoint",
     "layout",
     "overlap",
     "numerics",
