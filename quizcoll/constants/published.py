@@ -33,6 +33,14 @@ _QLORA_PAGED = (
 
 CONSTANTS: tuple[Constant, ...] = (
     Constant(
+        "fp4_bytes",
+        0.5,
+        Dim.BYTES,
+        "OCP Microscaling Formats (MX) v1.0 §5.3: FP4 (E2M1) elements are 4 bits; the shared "
+        "scales (8 bits per 32 values in MXFP4, per 16 in NVFP4) come on top",
+        "B",
+    ),
+    Constant(
         "dualpipe_param_copies",
         2.0,
         Dim.RATIO,
