@@ -17,6 +17,7 @@ from deck.registry import ArgumentError, Registry
 MODULES: tuple[str, ...] = (
     "units",
     "memory",
+    "memory_measured",
     "collectives",
     "primitives",
     "pipeline",
