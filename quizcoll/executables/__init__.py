@@ -25,6 +25,7 @@ MODULES: tuple[str, ...] = (
     "compute",
     "serving",
     "serving_kv",
+    "serving_vllm",
     "parallel",
     "layout",
     "overlap",
