@@ -16,6 +16,7 @@ import functools
 import itertools
 import json
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ from quizcoll.memory.training import model_states
 from quizcoll.systems.sharding import fsdp_plan
 
 WIDTHS = (64, 96, 64, 32)  # three Linear layers; every dim 0 divides by 2 and 4
+HANG_GUARD_SECONDS = 600
 UNEVEN = (64, 30)  # 30 rows (and 30 biases) over 4 ranks: padded to 8 per rank
 
 
@@ -85,10 +87,19 @@ def _worker(rank: int, world: int, init: str, out: str) -> None:
 @functools.cache
 def run_ranks(world: int) -> tuple[dict, ...]:
     with tempfile.TemporaryDirectory() as tmp:
-        # fork: the children inherit the imported torch instead of importing it again
-        mp.start_processes(
-            _worker, args=(world, str(Path(tmp, "init")), tmp), nprocs=world, start_method="fork"
+        # spawn, not fork: other test modules may have started threads (OpenMP, tokenizers)
+        # in this process, and a forked child would inherit their locks held
+        context = mp.spawn(
+            _worker, args=(world, str(Path(tmp, "init")), tmp), nprocs=world, join=False
         )
+        # a hang guard, not a speed check: a stuck gloo rendezvous must not stall CI.
+        # join() returns as soon as one rank exits, so wait until all have.
+        deadline = time.monotonic() + HANG_GUARD_SECONDS
+        while not context.join(timeout=max(0.0, deadline - time.monotonic())):
+            if time.monotonic() >= deadline:
+                for process in context.processes:
+                    process.kill()
+                pytest.fail(f"FSDP2 ranks did not finish within {HANG_GUARD_SECONDS} s")
         return tuple(json.loads(Path(tmp, f"{r}.json").read_text()) for r in range(world))
 
 
