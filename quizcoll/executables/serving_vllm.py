@@ -35,13 +35,20 @@ def vllm_serving(
     utilization: float = vllm.DEFAULT_UTILIZATION,
     max_num_batched_tokens: int | None = None,
     max_num_seqs: int | None = None,
+    runtime_bytes: int | None = None,
 ) -> dict[str, Any]:
     """vLLM's per-GPU split, and the fewest GPUs (a valid TP degree) whose KV cache holds the
-    batch's sequences of ``context`` tokens."""
+    batch's sequences of ``context`` tokens. ``runtime_bytes`` replaces both the non-torch and
+    the CUDA-graph defaults by one figure; a model whose every layer has a sliding window keeps
+    at most the window per sequence."""
     cfg, fmt, device = load_model(model), weight_format(dtype, 128), find_gpu(gpu)
     tokens_default, seqs_default = vllm.server_defaults(device)
     chunk = max_num_batched_tokens or tokens_default
     seqs = max_num_seqs or seqs_default
+
+    runtime: dict[str, int] = (
+        {} if runtime_bytes is None else {"non_torch_bytes": runtime_bytes, "cuda_graph_bytes": 0}
+    )
 
     def budget(t: int) -> vllm.VllmBudget:
         return vllm.vllm_budget(
@@ -52,9 +59,14 @@ def vllm_serving(
             utilization=utilization,
             max_num_batched_tokens=chunk,
             max_num_seqs=seqs,
+            **runtime,
         )
 
-    blocks_needed = batch * math.ceil(context / vllm.BLOCK_SIZE)
+    windows = [w for w in cfg.sliding_windows if w is not None]
+    kept = context
+    if len(windows) == len(cfg.sliding_windows):  # every layer slides: a window per sequence
+        kept = min(context, max(windows))
+    blocks_needed = batch * math.ceil(kept / vllm.BLOCK_SIZE)
     here = budget(tensor_parallel)
     needed = next(
         (
@@ -68,6 +80,7 @@ def vllm_serving(
         "requested_bytes": here.requested_bytes,
         "weights_bytes": here.weights_bytes,
         "activation_bytes": here.activation_bytes,
+        "sampler_bytes": here.sampler_bytes,
         "non_torch_bytes": here.non_torch_bytes,
         "cuda_graph_bytes": here.cuda_graph_bytes,
         "kv_cache_bytes": here.kv_cache_bytes,
@@ -148,11 +161,20 @@ def register(registry: Registry) -> None:
                 maximum=65536,
                 default=None,
             ),
+            Param(
+                "runtime_bytes",
+                ParamKind.INT,
+                "non-torch and CUDA-graph memory together (default: the logs' figures)",
+                minimum=0,
+                maximum=2**40,
+                default=None,
+            ),
         ],
         fields=[
             Field("requested_bytes", B, "total × gpu_memory_utilization"),
             Field("weights_bytes", B, "this GPU's weights"),
             Field("activation_bytes", B, "peak of the profile pass"),
+            Field("sampler_bytes", B, "of which fp32 logits of max_num_seqs sequences"),
             Field("non_torch_bytes", B, "non-torch memory (assumed, from a published log)"),
             Field("cuda_graph_bytes", B, "CUDA-graph pool (assumed, from a published log)"),
             Field("kv_cache_bytes", B, "left for the KV cache"),

@@ -65,6 +65,7 @@ class VllmBudget:
     requested_bytes: int
     weights_bytes: float
     activation_bytes: float
+    sampler_bytes: int  # the part of activation_bytes that is fp32 logits (not split by TP)
     non_torch_bytes: int
     cuda_graph_bytes: int
     kv_bytes_per_token: float  # one GPU's share of every layer's K and V for one token
@@ -133,6 +134,7 @@ def vllm_budget(
         requested_bytes=math.ceil(total_bytes * utilization),
         weights_bytes=weights,
         activation_bytes=activations,
+        sampler_bytes=sampler,
         non_torch_bytes=non_torch_bytes,
         cuda_graph_bytes=cuda_graph_bytes,
         kv_bytes_per_token=per_token,
