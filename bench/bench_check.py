@@ -14,9 +14,9 @@ import contextlib
 import statistics
 import time
 
-from deck.checking import check_answer, solve
-from deck.instances import draw
-from deck.model import CardType
+from deck.answers.checking import check_answer, solve
+from deck.cards.instances import draw
+from deck.cards.model import CardType
 from deck.units import UnitError, parse_quantity
 from quizcoll.collection import load
 

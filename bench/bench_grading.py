@@ -21,10 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from formula_mutations import mutations, rewritings
 
-from deck.checking import check_answer, solve
+from deck.answers.checking import check_answer, solve
+from deck.cards.instances import draw
+from deck.cards.model import Card, CardType
 from deck.formula import MAX_DEPTH, MAX_LENGTH
-from deck.instances import draw
-from deck.model import Card, CardType
 from quizcoll.collection import load
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from deck.loader import load_collection
+from deck.cards.loader import load_collection
 from quizcoll.executables import build_registry
 
 CARD_TEMPLATES = [

@@ -1,7 +1,7 @@
 """Mutation score of the built-in collection: how much of what the cards state ``check`` guards.
 
 Every card is edited one number, formula factor, unit, correct option or computation
-argument at a time (deck.mutation), and each mutated card is checked on its own. The figure
+argument at a time (deck.proving.mutation), and each mutated card is checked on its own. The figure
 is the share of non-equivalent mutations that ``check`` catches (goal ≥ 95%), printed with
 every survivor. The baseline beside it, measured in the same run on a sample, is the same
 collection written the way cards were before they were provable: every checked figure
@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from deck.loader import card_files
-from deck.mutation import run_mutations
+from deck.cards.loader import card_files
+from deck.proving.mutation import run_mutations
 from quizcoll.cli.common import builtin_cards_dir
 from quizcoll.executables import build_registry
 

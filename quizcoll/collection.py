@@ -11,11 +11,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from deck.loader import load_collection
-from deck.model import Card, Collection
-from deck.registry import Registry
-from quizcoll.cli.common import builtin_cards_dir, user_cards_dir
+from deck.cards.loader import load_collection
+from deck.cards.model import Card, Collection
+from deck.cards.registry import Registry
 from quizcoll.executables import build_registry
+from quizcoll.paths import builtin_cards_dir, user_cards_dir
 
 
 def default_paths() -> list[Path]:
@@ -33,7 +33,7 @@ def load(
     """Load ``paths`` (files or folders), or the built-in collection and the user's card
     folder when None. Built-in files are named ``cards/FILE.yaml`` in messages, the user's
     by their full path. ``jobs`` > 1 loads files in forked processes: only for a
-    command-line process, never from the running TUI (see :mod:`deck.forking`)."""
+    command-line process, never from the running TUI (see :mod:`deck.base.forking`)."""
     registry = build_registry()
     if paths:
         return load_collection(

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deck.errors import DeckError
-from deck.scheduler import parse_config
+from deck.base.errors import DeckError
+from deck.review.scheduler import parse_config
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -168,10 +168,10 @@ def set_key(
 
 def write_config(path: Path, edit: Callable[[str], str], check: Callable[[Path], None]) -> None:
     """Replace the file at ``path`` by ``edit(its text)`` ("" when it does not exist yet),
-    through :mod:`deck.safeio`: read with a size cap, written beside it, ``check(temporary
+    through :mod:`deck.base.safeio`: read with a size cap, written beside it, ``check(temporary
     path)`` (raising :class:`ConfigWriteError` to refuse), then renamed over it; a regular
     file only (never through a link, never into a device)."""
-    from deck import safeio
+    from deck.base import safeio
 
     try:
         text = safeio.read_text(path, limit=MAX_SETTINGS_BYTES, what="settings file")

@@ -4,7 +4,7 @@ A remembered proof is valid only for the code that made it: the engine (``deck``
 executables, simulators, calculators and declared constants (``quizcoll``), and the
 versions of Python and numpy they run on. The fingerprint hashes all of it, source
 bytes included, so an edited module, an upgraded numpy or another Python makes every
-remembered proof a miss (see :mod:`deck.proofcache`).
+remembered proof a miss (see :mod:`deck.proving.proofcache`).
 """
 
 from __future__ import annotations

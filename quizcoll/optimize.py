@@ -39,9 +39,9 @@ from typing import Any
 
 import fsrs
 
-from deck.errors import DeckError
-from deck.scheduler import ConfigError, Phase, fsrs_card_id, load_config, utc
-from deck.store import Review
+from deck.base.errors import DeckError
+from deck.review.scheduler import ConfigError, Phase, fsrs_card_id, load_config, utc
+from deck.review.store import Review
 from quizcoll.config_file import ConfigWriteError, set_key, write_config
 
 FSRS_MIN_SPACED_REVIEWS = 512  # fsrs.optimizer.mini_batch_size: below it, the defaults come back
@@ -81,7 +81,7 @@ class History:
 
 
 def card_keys(card_ids: Iterable[str]) -> dict[str, int]:
-    """A distinct integer per YAML card id: :func:`deck.scheduler.fsrs_card_id` (crc32).
+    """A distinct integer per YAML card id: :func:`deck.review.scheduler.fsrs_card_id` (crc32).
 
     Two ids with the same crc32 would merge into one card for the optimizer; the later id
     in sorted order is moved past 2**32 instead, so the mapping stays stable and distinct.
@@ -277,8 +277,8 @@ def write_parameters(
     """Store ``parameters`` in the settings file at ``path``, atomically.
 
     The new text is written to a temporary file beside ``path``, read back with
-    :func:`deck.scheduler.load_config` (so a file quizcoll would reject never replaces a
-    good one), and only then renamed over ``path`` (:func:`deck.safeio.write_text`: the
+    :func:`deck.review.scheduler.load_config` (so a file quizcoll would reject never replaces a
+    good one), and only then renamed over ``path`` (:func:`deck.base.safeio.write_text`: the
     file's permissions are kept; a link or special file is refused).
     """
 

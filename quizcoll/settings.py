@@ -3,7 +3,7 @@
 The settings screen and ``ctrl+t`` save through :func:`save_settings`, one key at a time
 (:mod:`quizcoll.config_file`: every other line and comment of the file is kept, and the
 file is replaced atomically). Values are validated by the same parser that reads them
-(:func:`deck.scheduler.parse_config`), so the screen refuses exactly what the file would.
+(:func:`deck.review.scheduler.parse_config`), so the screen refuses exactly what the file would.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from deck.errors import DeckError
-from deck.scheduler import Config, ConfigError, Settings, load_config, parse_config
+from deck.base.errors import DeckError
+from deck.review.scheduler import Config, ConfigError, Settings, load_config, parse_config
 from quizcoll.config_file import ConfigWriteError, set_key, write_config
 
 THEMES = ("textual-dark", "textual-light")
@@ -95,7 +95,7 @@ def parse_fields(fields: Mapping[str, str]) -> list[Change]:
 
 
 def parse_config_changes(changes: Sequence[Change]) -> dict[str, Any]:
-    """``changes`` as :class:`~deck.scheduler.Settings` field values (for settings applied
+    """``changes`` as :class:`~deck.review.scheduler.Settings` field values (for settings applied
     without a file)."""
     text = "[review]\n" + "\n".join(_line(c.key, c.value) for c in changes)
     default = parse_config(text).default

@@ -15,9 +15,9 @@ from typing import Any
 
 import sympy
 
+from deck.cards.model import Variable
 from deck.formula import BinOp, Call, Expr, Neg, Num, Var, parse
-from deck.model import Variable
-from deck.symbolic import to_sympy as _to_sympy
+from deck.formula.symbolic import to_sympy as _to_sympy
 
 Term = tuple[int, Expr]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from deck.loader import load_collection, load_file
+from deck.cards.loader import load_collection, load_file
 from quizcoll.executables import build_registry
 
 CORPUS = Path(__file__).parent / "bad_cards"

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deck.checking import check_answer, solve
-from deck.instances import draw, render_front
-from deck.loader import load_collection
-from deck.model import Card, Rating
+from deck.answers.checking import check_answer, solve
+from deck.cards.instances import draw, render_front
+from deck.cards.loader import load_collection
+from deck.cards.model import Card, Rating
 from quizcoll.executables import build_registry
 
 FIXTURE = Path(__file__).parent / "fixtures" / "engine_cards.yaml"

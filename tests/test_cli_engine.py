@@ -113,9 +113,9 @@ def test_export_unknown_deck(deck: str) -> None:
 def test_show_a_past_review_exactly_as_it_was_asked(tmp_path: Path) -> None:
     from datetime import UTC, datetime
 
-    from deck.model import Rating
-    from deck.scheduler import Scheduler, Settings
-    from deck.store import Store
+    from deck.cards.model import Rating
+    from deck.review.scheduler import Scheduler, Settings
+    from deck.review.store import Store
 
     db = tmp_path / "reviews.sqlite3"
     now = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)

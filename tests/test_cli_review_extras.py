@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from deck.scheduler import load_config
-from deck.store import Store
+from deck.review.scheduler import load_config
+from deck.review.store import Store
 from quizcoll.cli.main import main
 from quizcoll.settings import Change, parse_fields, read_theme, save_settings
 

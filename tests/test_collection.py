@@ -6,11 +6,11 @@ from collections import Counter
 
 import pytest
 
-from deck.instances import draw, render_front, render_options
-from deck.model import CardType, Collection
-from deck.placeholders import placeholders
-from deck.registry import Registry
-from deck.verify import check_instances, run_checks
+from deck.cards.instances import draw, render_front, render_options
+from deck.cards.model import CardType, Collection
+from deck.cards.placeholders import placeholders
+from deck.cards.registry import Registry
+from deck.proving.verify import check_instances, run_checks
 from quizcoll.collection import load
 
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deck.registry import ArgumentError
+from deck.cards.registry import ArgumentError
 from quizcoll.collectives.anatomy import Direction, Result, anatomy, identify
 from quizcoll.collectives.errors import CollectiveError
 from quizcoll.collectives.semantics import Collective

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from deck.errors import DeckError
-from deck.registry import ArgumentError, Dimension
+from deck.base.errors import DeckError
+from deck.cards.registry import ArgumentError, Dimension
 from quizcoll.executables import build_registry
 
 GIB = 2**30

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deck.registry import ArgumentError
+from deck.cards.registry import ArgumentError
 from quizcoll.executables import build_registry
 from quizcoll.executables.collectives_extra import bruck_schedule, chain_rounds, run_bruck
 

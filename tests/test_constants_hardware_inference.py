@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from deck.placeholders import name_part
+from deck.cards.placeholders import name_part
 from quizcoll.collectives import hardware as hw
 from quizcoll.constants import all_constants
 from quizcoll.constants import hardware as hc

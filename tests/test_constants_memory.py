@@ -62,7 +62,7 @@ def test_config_figures_give_the_counted_parameters(key: str) -> None:
 
 
 def test_gpu_marketing_sizes_are_terms_not_quantities() -> None:
-    from deck.prose import unproven
+    from deck.cards.prose import unproven
     from quizcoll.constants import TERMS
 
     assert {"80GB", "16GB", "141GB"} <= set(TERMS)

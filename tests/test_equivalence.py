@@ -1,4 +1,4 @@
-"""deck.equivalence: formula equivalence that a term's size cannot fool."""
+"""deck.formula.equivalence: formula equivalence that a term's size cannot fool."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deck import formula
-from deck.equivalence import Domain, Equivalence, equivalent, sample_points, substitute
 from deck.formula import FormulaError, parse
+from deck.formula.equivalence import Domain, Equivalence, equivalent, sample_points, substitute
 
 RING = [Domain("N", 2, 1024, integer=True), Domain("S", 1, 1e10)]
 TIME = [
@@ -55,12 +54,6 @@ def test_a_constant_factor_is_reported() -> None:
     assert other.factor is None and other.point is not None
     assert other.expected_value is not None and other.given_value is not None
     assert "N = 2" in other.reason  # the witness is a readable corner
-
-
-def test_the_formula_module_exposes_the_same_decision() -> None:
-    outcome = formula.equivalent("2*(N-1)/N*S", "2S - 2S/N", RING)
-    assert outcome.equal and outcome.method == "exact"
-    assert formula.equivalent("N", "N", [Domain("N")]).method == "identical"
 
 
 @pytest.mark.parametrize(
@@ -189,8 +182,8 @@ def test_sympy_and_mpmath_are_imported_only_when_needed() -> None:
 
     code = (
         "import sys\n"
-        "from deck.checking import check_answer\n"
-        "from deck.equivalence import Domain, equivalent\n"
+        "from deck.answers.checking import check_answer\n"
+        "from deck.formula.equivalence import Domain, equivalent\n"
         "equivalent('2*(N-1)/N*S', '2S - 2S/N', [Domain('N', 2, 64, True), Domain('S')])\n"
         "from quizcoll.cli.main import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"

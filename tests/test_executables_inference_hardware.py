@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from deck.registry import ArgumentError
+from deck.cards.registry import ArgumentError
 from quizcoll.executables import build_registry
 
 REGISTRY = build_registry()

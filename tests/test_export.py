@@ -15,12 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from obsidian_sr_parser import Settings, parse_lines, parse_peg
 
-from deck.export import export_markdown, export_obsidian, export_obsidian_note
-from deck.export_common import claim_text, link_card_ids, render_card
+from deck.cards.model import Claim, Computation, ParamSpec
+from deck.cards.placeholders import placeholders
 from deck.formula import BinOp, Call, Const, Expr, Neg, Num, Var
-from deck.model import Claim, Computation, ParamSpec
-from deck.placeholders import placeholders
-from deck.texmath import formula_latex, to_latex
+from deck.formula.latex import formula_latex, to_latex
+from deck.interchange.export import export_markdown, export_obsidian, export_obsidian_note
+from deck.interchange.export.common import claim_text, link_card_ids, render_card
 
 ROOT = Path(__file__).resolve().parent.parent
 RICH = ROOT / "tests" / "fixtures" / "export" / "cards.yaml"

@@ -12,8 +12,16 @@ from typing import Any
 
 import pytest
 
-from deck.anki import AnkiError, AnkiNote, NoteType, anki_tag, note_guid, package_bytes, stable_id
-from deck.export_anki import FIELDS, anki_notes, note_type
+from deck.interchange.export.anki import FIELDS, anki_notes, note_type
+from deck.interchange.export.apkg import (
+    AnkiError,
+    AnkiNote,
+    NoteType,
+    anki_tag,
+    note_guid,
+    package_bytes,
+    stable_id,
+)
 
 pytest.importorskip("genanki")
 anki_collection = pytest.importorskip("anki.collection")

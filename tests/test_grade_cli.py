@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deck.checking import answer_dim, check_answer, solve
-from deck.examples import answer_hint, example_answer
-from deck.instances import draw
-from deck.model import CardType
-from deck.scheduler import Config, Settings
-from deck.store import Store
+from deck.answers.checking import answer_dim, check_answer, solve
+from deck.answers.examples import answer_hint, example_answer
+from deck.cards.instances import draw
+from deck.cards.model import CardType
+from deck.review.scheduler import Config, Settings
+from deck.review.store import Store
 from quizcoll.cli.cmd_review import plain_session
 from quizcoll.cli.main import main
 from quizcoll.collection import load

@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 from formula_mutations import implicit, mutations, reordered, rewritings
 
-from deck.checking import check_answer
+from deck.answers.checking import check_answer
+from deck.cards.instances import draw
+from deck.cards.model import Card, CardType
 from deck.formula import parse
-from deck.instances import draw
-from deck.model import Card, CardType
 from quizcoll.collection import load
 
 SEEDS = range(50)

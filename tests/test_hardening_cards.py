@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from deck.instances import (
+from deck.cards.instances import (
     MAX_SWEEP_POINTS,
     SweepTooLarge,
     _grid_value,
@@ -17,8 +17,8 @@ from deck.instances import (
     sweep,
     sweep_size,
 )
-from deck.loader import load_text
-from deck.model import ParamSpec
+from deck.cards.loader import load_text
+from deck.cards.model import ParamSpec
 from quizcoll.cli.main import main
 from quizcoll.executables import build_registry
 
@@ -193,7 +193,7 @@ def test_a_formula_parameter_that_overflows_is_a_deck_error() -> None:
     text = FRONT_ONLY.replace("PARAM_N", "[1000]") + "      m: {formula: '10^n'}\n"
     cards, problems = load_text(text.replace("n is {n}", "n is {n} {m}"), "c.yaml")
     assert problems == []
-    from deck.errors import DeckError
+    from deck.base.errors import DeckError
 
     with pytest.raises(DeckError):
         draw(cards[0], 0)

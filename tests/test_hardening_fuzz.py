@@ -28,15 +28,15 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from deck.errors import DeckError, Problem
-from deck.history import HistoryError, export_history, import_history, read_history_file
-from deck.instances import draw, render_front, render_options
-from deck.loader import load_text
-from deck.model import Rating
-from deck.safeio import PathError
-from deck.scheduler import CardState, Config, ConfigError, Scheduler, Settings, parse_config
-from deck.stats import compute_stats
-from deck.store import Store
+from deck.base.errors import DeckError, Problem
+from deck.base.safeio import PathError
+from deck.cards.instances import draw, render_front, render_options
+from deck.cards.loader import load_text
+from deck.cards.model import Rating
+from deck.review.history import HistoryError, export_history, import_history, read_history_file
+from deck.review.scheduler import CardState, Config, ConfigError, Scheduler, Settings, parse_config
+from deck.review.stats import compute_stats
+from deck.review.store import Store
 from quizcoll.cli.main import build_parser, main
 from quizcoll.executables import build_registry
 

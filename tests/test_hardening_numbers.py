@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deck import units
-from deck.registry import ArgumentError, Param, ParamKind
+from deck.cards.registry import ArgumentError, Param, ParamKind
 from deck.units import Dim, RangeError, UnitError, check_number, parse_number, parse_quantity
 
 FUZZ = settings(max_examples=300, deadline=None)
@@ -167,8 +167,10 @@ def test_docs_limits_match_the_code() -> None:
     import re
     from pathlib import Path
 
-    from deck import history, scheduler, store, typed, yamlsource
-    from deck.instances import MAX_SWEEP_POINTS
+    from deck.base import typed
+    from deck.cards import yamlsource
+    from deck.cards.instances import MAX_SWEEP_POINTS
+    from deck.review import history, scheduler, store
     from quizcoll.cli import cmd_sim, cmd_train_mem, cmd_vram, common
     from quizcoll.memory import architecture, gpus, source
 

@@ -1,7 +1,7 @@
 """Files in and out (issue 12): what the program writes is only ever the regular file the
 user named, replaced atomically; what it reads is a regular file of bounded size.
 
-Covers ``deck.safeio`` directly and every writer and reader of the CLI: ``export -o``
+Covers ``deck.base.safeio`` directly and every writer and reader of the CLI: ``export -o``
 (file and folder forms), ``history export -o``, ``--db``/``QUIZCOLL_DB``, ``vram --config``,
 ``list --cards``, ``history import``; and read-only commands that must not create a database.
 """
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from deck import safeio
-from deck.safeio import PathError
-from deck.store import NoDatabase, Store
+from deck.base import safeio
+from deck.base.safeio import PathError
+from deck.review.store import NoDatabase, Store
 from quizcoll.cli.main import main
 
 CARD = """\

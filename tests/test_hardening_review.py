@@ -19,10 +19,11 @@ from typing import Any
 
 import pytest
 
-from deck.history import HistoryError, export_history, import_history
-from deck.model import Rating
-from deck.scheduler import Config, Scheduler
-from deck.store import (
+from deck.base.typed import MAX_ANSWER_CHARS, AnswerTooLong
+from deck.cards.model import Rating
+from deck.review.history import HistoryError, export_history, import_history
+from deck.review.scheduler import Config, Scheduler
+from deck.review.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
     NotQuizcollDatabase,
@@ -31,7 +32,6 @@ from deck.store import (
     StoreError,
     _migrate,
 )
-from deck.typed import MAX_ANSWER_CHARS, AnswerTooLong
 from quizcoll.cli.cmd_review import plain_session
 from quizcoll.cli.main import main
 from quizcoll.collection import load
@@ -401,9 +401,9 @@ CAS_WORKER = """
 import sys, time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from deck.model import Rating
-from deck.scheduler import Scheduler
-from deck.store import StaleState, Store
+from deck.cards.model import Rating
+from deck.review.scheduler import Scheduler
+from deck.review.store import StaleState, Store
 
 db, name, count, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
 scheduler = Scheduler()

@@ -16,12 +16,25 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deck import import_anki, import_csv
-from deck.export_anki import markdown_html
-from deck.import_html import clean_text, cloze_sides, escape_markdown, html_markdown
-from deck.importing import ImportedNote, build_cards, card_file_text, deck_name, slug, tag_name
-from deck.loader import load_text
-from deck.placeholders import placeholders
+from deck.cards.loader import load_text
+from deck.cards.placeholders import placeholders
+from deck.interchange.export.anki import markdown_html
+from deck.interchange.importing import (
+    ImportedNote,
+    apkg,
+    build_cards,
+    card_file_text,
+    deck_name,
+    slug,
+    table,
+    tag_name,
+)
+from deck.interchange.importing.markup import (
+    clean_text,
+    cloze_sides,
+    escape_markdown,
+    html_markdown,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -296,7 +309,7 @@ def test_caps_on_package_collection_and_notes(
         ("MAX_NOTES", 3, "more than 3 notes"),
     ):
         with monkeypatch.context() as m:
-            m.setattr(import_anki, cap, value)
+            m.setattr(apkg, cap, value)
             for fmt in ("new", "legacy"):
                 code, err = run_main(["import", str(packages[fmt])], capsys)
                 assert code == 2 and message in err and len(err.strip().splitlines()) == 1
@@ -325,10 +338,10 @@ def test_sqlite_work_is_budgeted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     big = _legacy_package(tmp_path, 3000)
-    notes, skipped = import_anki.read_package(big)
+    notes, skipped = apkg.read_package(big)
     assert len(notes) == 3000 and not skipped and notes[-1].front == "Q 3000"
     assert {n.deck for n in notes} == {"Big"}
-    monkeypatch.setattr(import_anki, "SQLITE_STEPS", 10_000)
+    monkeypatch.setattr(apkg, "SQLITE_STEPS", 10_000)
     code, err = run_main(["import", str(big)], capsys)
     assert code == 2 and "reading the collection took too much work" in err
 
@@ -383,7 +396,7 @@ def test_bad_csv_files(
         "latin1.csv": (None, "not UTF-8 text"),
         "big.csv": ("q,a\n" * 100, "larger than"),
     }  # fmt: skip
-    monkeypatch.setattr(import_csv, "MAX_CSV_BYTES", 200)
+    monkeypatch.setattr(table, "MAX_CSV_BYTES", 200)
     for name, (text, message) in cases.items():
         path = tmp_path / name
         if text is None:

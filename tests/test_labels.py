@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from deck.instances import draw, render_front
-from deck.loader import load_text
-from deck.registry import Registry
+from deck.cards.instances import draw, render_front
+from deck.cards.loader import load_text
+from deck.cards.registry import Registry
 from quizcoll.executables import build_registry
 from quizcoll.executables.labels import gpu_label
 from quizcoll.memory.catalog import model_names

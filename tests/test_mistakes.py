@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from deck.checking import Solution, Verdict, check_answer, solve
-from deck.equivalence import equivalent
-from deck.instances import draw
-from deck.loader import load_collection
-from deck.mistake_specs import MISTAKE_KEYS
-from deck.mistakes import UNIT_DETECTORS, FactorDetector, detect
-from deck.model import Card, CardType, MistakeKind, Rating
-from deck.registry import Registry
+from deck.answers.checking import Solution, Verdict, check_answer, solve
+from deck.answers.mistakes import UNIT_DETECTORS, FactorDetector, detect
+from deck.cards.instances import draw
+from deck.cards.loader import load_collection
+from deck.cards.loader.mistakes import MISTAKE_KEYS
+from deck.cards.model import Card, CardType, MistakeKind, Rating
+from deck.cards.registry import Registry
+from deck.formula.equivalence import equivalent
 from quizcoll.collection import load
 from quizcoll.executables.mistakes import DETECTORS
 
@@ -155,8 +155,8 @@ def test_declared_mistakes_are_not_the_answer() -> None:
                 assert spec.option not in card.correct
             elif spec.formula is not None and card.type is CardType.FORMULA:
                 assert card.answer is not None and card.answer.formula is not None
-                from deck.equivalence import substitute
                 from deck.formula import parse
+                from deck.formula.equivalence import substitute
 
                 wrong = substitute(parse(spec.formula), {"answer": parse(card.answer.formula)})
                 assert not equivalent(card.answer.formula, wrong, card.variables), card.id
@@ -176,7 +176,7 @@ def test_detect_order_card_then_registered_then_units() -> None:
     card = CARDS["ring-allreduce-busbw"]
     instance = draw(card, 1)
     sol = solve(card, instance, REGISTRY)
-    from deck.mistakes import Attempt
+    from deck.answers.mistakes import Attempt
 
     attempt = Attempt(card, instance, sol, "x", (sol.value / 8,), "B/s")  # type: ignore[operator]
     mine = FactorDetector("mine", "registered first", (Fraction(1, 8),))
@@ -304,6 +304,6 @@ def test_the_schema_knows_the_mistake_keys() -> None:
     import json
 
     schema = json.loads(
-        (Path(__file__).resolve().parent.parent / "deck" / "card.schema.json").read_text()
+        (Path(__file__).resolve().parent.parent / "deck" / "cards" / "card.schema.json").read_text()
     )
     assert set(schema["$defs"]["mistake"]["properties"]) == set(MISTAKE_KEYS)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from deck.loader import card_files
-from deck.mutation import run_mutations
+from deck.cards.loader import card_files
+from deck.proving.mutation import run_mutations
 from quizcoll.cli.common import builtin_cards_dir
 from quizcoll.executables import build_registry
 
@@ -39,6 +39,6 @@ def test_a_sample_of_mutations_of_the_builtin_cards_is_caught() -> None:
     ],
 )
 def test_the_score_never_rounds_up_to_a_clean_sweep(caught: int, total: int, shown: str) -> None:
-    from deck.mutation import MutationReport
+    from deck.proving.mutation import MutationReport
 
     assert MutationReport(total, caught).percent == shown

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from deck.registry import ArgumentError, Dimension
+from deck.cards.registry import ArgumentError, Dimension
 from quizcoll.executables import build_registry
 
 GIB, MIB, KIB = 2**30, 2**20, 2**10

@@ -16,8 +16,8 @@ from pathlib import Path
 import fsrs
 import pytest
 
-from deck.model import Rating
-from deck.scheduler import (
+from deck.cards.model import Rating
+from deck.review.scheduler import (
     CardState,
     ConfigError,
     Phase,
@@ -26,7 +26,7 @@ from deck.scheduler import (
     fsrs_card_id,
     load_config,
 )
-from deck.store import Review, Snapshot, Store
+from deck.review.store import Review, Snapshot, Store
 from quizcoll import optimize
 from quizcoll.cli.main import main
 
@@ -275,7 +275,7 @@ def test_write_parameters_leaves_a_file_it_cannot_edit(
 @pytest.fixture
 def settings_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "config" / "config.toml"
-    monkeypatch.setattr("deck.scheduler.config_path", lambda: path)
+    monkeypatch.setattr("deck.review.scheduler.config_path", lambda: path)
     return path
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deck.placeholders import fill, placeholders
+from deck.cards.placeholders import fill, placeholders
 
 
 def test_finds_names_not_latex() -> None:

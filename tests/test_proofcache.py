@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deck.loader import load_text
-from deck.model import Collection
-from deck.proofcache import MAX_CACHE_BYTES, ProofCache, Proven
-from deck.verify import run_checks
+from deck.cards.loader import load_text
+from deck.cards.model import Collection
+from deck.proving.proofcache import MAX_CACHE_BYTES, ProofCache, Proven
+from deck.proving.verify import run_checks
 from quizcoll.executables import build_registry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,7 +74,7 @@ def test_other_code_or_seeds_remember_nothing(tmp_path: Path) -> None:
 def test_the_key_is_the_same_in_every_process() -> None:
     """Keys hash the card's repr: no set order (PYTHONHASHSEED) may leak into them."""
     script = (
-        "from deck.loader import load_collection; from deck.proofcache import ProofCache;"
+        "from deck.cards.loader import load_collection; from deck.proving.proofcache import ProofCache;"
         "from quizcoll.executables import build_registry; from quizcoll.cli.common import "
         "builtin_cards_dir; r = build_registry(); c = load_collection([builtin_cards_dir()], r);"
         "from pathlib import Path; k = ProofCache(Path('unused'), 'x'); print(''.join(k.key(card, 5) for card in c.cards)[-200:])"

@@ -10,12 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deck import units
-from deck.coverage import card_coverage
-from deck.loader import load_collection, load_text
-from deck.model import Collection
-from deck.mutation import run_mutations, text_edits
-from deck.prose import Kind, unproven
-from deck.spans import (
+from deck.base.textpos import origin_at
+from deck.cards.loader import load_collection, load_text
+from deck.cards.model import Collection
+from deck.cards.prose import Kind, unproven
+from deck.cards.spans import (
     FormatKind,
     SpanError,
     SpanKind,
@@ -24,8 +23,9 @@ from deck.spans import (
     parse_format,
     parse_number_literal,
 )
-from deck.textpos import origin_at
-from deck.verify import run_checks
+from deck.proving.coverage import card_coverage
+from deck.proving.mutation import run_mutations, text_edits
+from deck.proving.verify import run_checks
 from quizcoll.executables import build_registry
 
 FIXTURE = Path(__file__).parent / "fixtures" / "provable" / "cards.yaml"
@@ -275,7 +275,7 @@ cards:
 
 
 def test_constraints_keep_draws_realistic_and_count_instances() -> None:
-    from deck.instances import draw, instance_count
+    from deck.cards.instances import draw, instance_count
 
     card = _load(CONSTRAINED).cards[0]
     for seed in range(40):
@@ -663,7 +663,7 @@ def test_a_written_formula_may_use_every_name_of_the_facts_sweep() -> None:
 def test_parallel_checking_reports_what_serial_checking_does() -> None:
     """Worker processes (fork) prove the cards by index: the same counts and failures, in
     the same order, as one process."""
-    from deck import verify
+    from deck.proving import verify
 
     text = FIXTURE_TEXT.replace("{~3.73 GiB=w32}", "{~7.46 GiB=w32}", 1)
     one = _load(text)

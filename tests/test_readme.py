@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from deck.loader import load_text
-from deck.model import Collection
-from deck.verify import run_checks
+from deck.cards.loader import load_text
+from deck.cards.model import Collection
+from deck.proving.verify import run_checks
 from quizcoll.executables import build_registry
 
 README = Path(__file__).resolve().parent.parent / "README.md"

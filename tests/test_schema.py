@@ -9,12 +9,12 @@ import jsonschema
 import pytest
 import yaml
 
-from deck import loader_base as loader  # the key lists the validators share
+from deck.cards.loader import base as loader  # the key lists the validators share
 
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMA = json.loads((ROOT / "deck" / "card.schema.json").read_text(encoding="utf-8"))
+SCHEMA = json.loads((ROOT / "deck" / "cards" / "card.schema.json").read_text(encoding="utf-8"))
 CARD_FILES = [
-    *sorted((ROOT / "cards").rglob("*.yaml")),
+    *sorted((ROOT / "quizcoll" / "cards").rglob("*.yaml")),
     ROOT / "tests" / "fixtures" / "engine_cards.yaml",
 ]
 

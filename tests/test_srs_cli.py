@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from deck.store import SCHEMA_VERSION, Store
+from deck.review.store import SCHEMA_VERSION, Store
 
 # The real dispatcher, as the console script runs it.
 RUNNER = "from quizcoll.cli.main import main; import sys; sys.exit(main(sys.argv[1:]))"
@@ -274,7 +274,7 @@ def _corrupt(path: Path) -> None:
         for i in range(200):
             from datetime import UTC, datetime
 
-            from deck.scheduler import CardState
+            from deck.review.scheduler import CardState
 
             store.record_review(
                 f"c{i}", 3, CardState(), reviewed_at=datetime.now(UTC), answer="y" * 300

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from deck.history import HistoryError, export_history, import_history, parse_history
-from deck.model import Rating
-from deck.scheduler import CardState, Scheduler, Settings
-from deck.store import Store
+from deck.cards.model import Rating
+from deck.review.history import HistoryError, export_history, import_history, parse_history
+from deck.review.scheduler import CardState, Scheduler, Settings
+from deck.review.store import Store
 
 T0 = datetime(2024, 2, 1, 7, 30, tzinfo=UTC)
 SCHED = Scheduler(Settings(fuzz=False))

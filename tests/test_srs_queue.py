@@ -7,10 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from deck.model import Card, CardType, Rating
-from deck.queue import EntryKind, build_queue, day_bounds, day_start, practice_queue, review_day
-from deck.scheduler import CardState, Config, Phase, Scheduler, Settings
-from deck.store import Store
+from deck.cards.model import Card, CardType, Rating
+from deck.review.queue import (
+    EntryKind,
+    build_queue,
+    day_bounds,
+    day_start,
+    practice_queue,
+    review_day,
+)
+from deck.review.scheduler import CardState, Config, Phase, Scheduler, Settings
+from deck.review.store import Store
 
 NOW = datetime(2024, 6, 10, 12, 0, tzinfo=UTC)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from deck.store import Store
+from deck.review.store import Store
 
 KILL_POINTS = 40
 CONCURRENT_REVIEWS = 300  # per process
@@ -55,9 +55,9 @@ WORKER = """
 import sys, time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from deck.model import Rating
-from deck.scheduler import Scheduler
-from deck.store import Store
+from deck.cards.model import Rating
+from deck.review.scheduler import Scheduler
+from deck.review.store import Store
 
 db, name, count, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
 scheduler = Scheduler()

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta, timezone
 import fsrs
 import pytest
 
-from deck.model import Rating
-from deck.scheduler import (
+from deck.cards.model import Rating
+from deck.review.scheduler import (
     CardState,
     Config,
     ConfigError,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from deck.model import Card, CardType, Rating
-from deck.scheduler import CardState, Config, Phase, Scheduler
-from deck.stats import FORECAST_DAYS, compute_stats, deck_series
-from deck.store import Store
+from deck.cards.model import Card, CardType, Rating
+from deck.review.scheduler import CardState, Config, Phase, Scheduler
+from deck.review.stats import FORECAST_DAYS, compute_stats, deck_series
+from deck.review.store import Store
 
 NOW = datetime(2024, 6, 10, 12, 0, tzinfo=UTC)
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from deck.errors import DeckError
-from deck.model import Rating
-from deck.scheduler import CardState, Phase, Scheduler, Settings
-from deck.store import (
+from deck.base.errors import DeckError
+from deck.cards.model import Rating
+from deck.review.scheduler import CardState, Phase, Scheduler, Settings
+from deck.review.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
     CorruptDatabase,

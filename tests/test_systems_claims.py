@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from deck.loader import load_text
-from deck.verify import check_claim
+from deck.cards.loader import load_text
+from deck.proving.verify import check_claim
 from quizcoll.executables import build_registry
 from quizcoll.executables.common import SYSTEMS_NAMESPACES as SYSTEMS
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deck.registry import ArgumentError
+from deck.cards.registry import ArgumentError
 from quizcoll.executables import build_registry
 from quizcoll.systems.errors import SystemsInputError
 from quizcoll.systems.overlap import Pattern, exposed, simulate

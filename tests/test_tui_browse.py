@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.widgets import DataTable, Input, Static
 from tui_support import SMALL, make_app, plain, run_async, settle
 
-from deck.store import Store
+from deck.review.store import Store
 from quizcoll.tui.screens.browse import BrowseScreen
 from quizcoll.tui.screens.help import HelpScreen
 from quizcoll.tui.screens.memory_lab import MemoryLabScreen

@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.widgets import Static
 from tui_support import SMALL, make_app, run_async, settle
 
-from deck.store import Store
+from deck.review.store import Store
 from quizcoll.tui.screens.review import ReviewScreen
 from quizcoll.tui.widgets.answer_input import AnswerInput
 

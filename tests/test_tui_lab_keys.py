@@ -19,7 +19,7 @@ from tui_support import (
     settle,
 )
 
-from deck.store import Store
+from deck.review.store import Store
 from quizcoll.tui.screens.help import HelpScreen
 from quizcoll.tui.screens.home import HomeScreen
 from quizcoll.tui.screens.memory_lab import MemoryLabScreen
@@ -253,8 +253,8 @@ def test_the_lab_uses_the_cards_own_latency_and_bandwidth() -> None:
     """Item 8: ddp-bucket-allreduce-time gives α and B; the lab used nvlink's instead."""
     import numpy as np
 
-    from deck.checking import solve
-    from deck.instances import draw
+    from deck.answers.checking import solve
+    from deck.cards.instances import draw
     from quizcoll.collection import load
     from quizcoll.tui.services.lab import simulate
     from quizcoll.tui.services.lab_links import lab_links
@@ -272,8 +272,8 @@ def test_the_lab_uses_the_cards_own_latency_and_bandwidth() -> None:
 
 def test_formula_answers_in_bold_keep_their_stars() -> None:
     """Item 3: `**{answer}**` made Markdown eat the * of N*B; the answer is a code span."""
-    from deck.checking import solve
-    from deck.instances import draw
+    from deck.answers.checking import solve
+    from deck.cards.instances import draw
     from quizcoll.collection import load
 
     collection, registry = load()

@@ -10,7 +10,7 @@ from textual import events
 from textual.widgets import DataTable, Footer, Static
 from tui_support import SMALL, footer_overflow, make_app, run_async, settle
 
-from deck.store import Store
+from deck.review.store import Store
 from quizcoll.tui.screens.home import HomeScreen
 from quizcoll.tui.screens.review import ReviewScreen
 

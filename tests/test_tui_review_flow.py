@@ -22,7 +22,7 @@ from tui_support import (
     settle,
 )
 
-from deck.store import Store
+from deck.review.store import Store
 from quizcoll.tui.screens.confirm import ConfirmScreen
 from quizcoll.tui.screens.review import ReviewScreen
 

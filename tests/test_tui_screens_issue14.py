@@ -19,9 +19,9 @@ from tui_support import (
     wait_until,
 )
 
-from deck.model import Rating
-from deck.scheduler import CardState, Phase, load_config
-from deck.store import Store
+from deck.cards.model import Rating
+from deck.review.scheduler import CardState, Phase, load_config
+from deck.review.store import Store
 from quizcoll.settings import read_theme
 from quizcoll.tui.screens.browse import BrowseScreen
 from quizcoll.tui.screens.custom_study import CustomStudyScreen

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from rich.console import Console
 from tui_support import BASE_CARDS
 
-from deck.checking import Solution
+from deck.answers.checking import Solution
 from quizcoll.collection import load
 from quizcoll.executables import build_registry
 from quizcoll.tui.screens.memory_lab import verdict
@@ -86,9 +86,9 @@ def test_memory_lab_names_the_models_own_context_limit_only_when_memory_allows_m
 def test_session_summary_counts_right_answers_hints_and_new_leeches(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from datetime import timedelta
 
-    from deck.model import Rating
-    from deck.scheduler import CardState, Config, Phase, Settings
-    from deck.store import Store
+    from deck.cards.model import Rating
+    from deck.review.scheduler import CardState, Config, Phase, Settings
+    from deck.review.store import Store
     from quizcoll.tui.services.env import fixed_seeds
     from quizcoll.tui.services.review import ReviewSession
 

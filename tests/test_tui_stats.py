@@ -8,9 +8,9 @@ from pathlib import Path
 from textual.widgets import Select, Static
 from tui_support import FROZEN_NOW, SMALL, make_app, plain, run_async, settle, wait_until
 
-from deck.model import Rating
-from deck.scheduler import CardState, Phase
-from deck.store import Store
+from deck.cards.model import Rating
+from deck.review.scheduler import CardState, Phase
+from deck.review.store import Store
 from quizcoll.tui.screens.stats import StatsScreen
 
 DAY = timedelta(days=1)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from deck.loader import load_text
-from deck.model import Collection
-from deck.registry import Dimension, Field, Param, ParamKind, Registry
-from deck.verify import run_checks
+from deck.cards.loader import load_text
+from deck.cards.model import Collection
+from deck.cards.registry import Dimension, Field, Param, ParamKind, Registry
+from deck.proving.verify import run_checks
 
 
 def unit_family(symbol: str) -> dict[str, object]:

@@ -34,18 +34,22 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_wheel_contains_cards_schema_and_packages(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    shipped_cards = {n for n in names if n.startswith("cards/") and n.endswith(".yaml")}
+    shipped_cards = {n for n in names if n.startswith("quizcoll/cards/") and n.endswith(".yaml")}
     repo_cards = {
-        f"cards/{p.relative_to(ROOT / 'cards').as_posix()}"
-        for p in (ROOT / "cards").rglob("*.yaml")
+        f"quizcoll/cards/{p.relative_to(ROOT / 'quizcoll' / 'cards').as_posix()}"
+        for p in (ROOT / "quizcoll" / "cards").rglob("*.yaml")
     }
     assert repo_cards and shipped_cards == repo_cards
-    assert "deck/card.schema.json" in names
+    # no generic top-level import packages besides the engine and the application
+    assert {
+        n.split("/")[0] for n in names if "/" in n and not n.split("/")[0].endswith(".dist-info")
+    } == {"deck", "quizcoll"}
+    assert "deck/cards/card.schema.json" in names
     models = {p.name for p in (ROOT / "quizcoll" / "memory" / "models").glob("*.json")}
     assert models and models <= {
         Path(n).name for n in names if n.startswith("quizcoll/memory/models/")
     }
-    assert "deck/loader.py" in names and "quizcoll/cli/main.py" in names
+    assert "deck/cards/loader/__init__.py" in names and "quizcoll/cli/main.py" in names
     assert not any(n.startswith("tests/") for n in names)
 
 
@@ -69,8 +73,9 @@ def test_installed_wheel_finds_builtin_cards_from_elsewhere(wheel: Path, tmp_pat
     )
     code = (
         "import sys; sys.path.insert(0, sys.argv[1])\n"
-        "import cards, quizcoll\n"
-        "assert cards.__file__.startswith(sys.argv[1]), cards.__file__\n"
+        "import quizcoll\n"
+        "from quizcoll.cli.common import builtin_cards_dir\n"
+        "assert str(builtin_cards_dir()).startswith(sys.argv[1]), builtin_cards_dir()\n"
         "from quizcoll.collection import load\n"
         "c, _ = load()\n"
         "print(len(c.cards), len(c.problems))\n"

@@ -14,7 +14,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from deck.scheduler import Config, Settings
+from deck.review.scheduler import Config, Settings
 from quizcoll.tui.app import QuizApp
 from quizcoll.tui.services.env import AppEnv, fixed_seeds
 

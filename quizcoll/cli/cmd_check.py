@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from quizcoll.cli.common import add_json_argument, number_flag
 
 if TYPE_CHECKING:
-    from deck.model import Collection
-    from deck.proofcache import ProofCache
-    from deck.registry import Registry
+    from deck.cards.model import Collection
+    from deck.cards.registry import Registry
+    from deck.proving.proofcache import ProofCache
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -96,7 +96,7 @@ def _run(args: argparse.Namespace) -> int:
     import gc
     import sys
 
-    from deck.verify import run_checks
+    from deck.proving.verify import run_checks
     from quizcoll.cli.common import UsageError, print_json, report_problems
     from quizcoll.cli.progress import Progress
     from quizcoll.collection import load
@@ -211,7 +211,7 @@ def _list_executables(as_json: bool) -> int:
 
 
 def _list_constants(as_json: bool) -> int:
-    from deck.spans import Format, FormatKind, format_value
+    from deck.cards.spans import Format, FormatKind, format_value
     from quizcoll.cli.common import print_json
     from quizcoll.executables import build_registry
 
@@ -236,7 +236,7 @@ def _list_constants(as_json: bool) -> int:
 
 
 def _proof_cache() -> ProofCache:
-    from deck.proofcache import ProofCache
+    from deck.proving.proofcache import ProofCache
     from quizcoll.fingerprint import code_fingerprint, proof_cache_path
 
     return ProofCache.open(proof_cache_path(), code_fingerprint())
@@ -260,7 +260,7 @@ def _jobs(requested: int | None) -> int:
 
 def _coverage(collection: Collection, registry: Registry | None, as_json: bool) -> int:
     """Print per-card and collection coverage; 1 when anything shown is unproven."""
-    from deck.coverage import collection_coverage
+    from deck.proving.coverage import collection_coverage
     from quizcoll.cli.common import print_json
 
     rows = collection_coverage(collection, registry)
@@ -307,8 +307,8 @@ def _coverage(collection: Collection, registry: Registry | None, as_json: bool) 
 
 def _mutate(args: argparse.Namespace) -> int:
     """Print the mutation score of the cards; 1 when any non-equivalent mutation survives."""
-    from deck.loader import card_files
-    from deck.mutation import run_mutations
+    from deck.cards.loader import card_files
+    from deck.proving.mutation import run_mutations
     from quizcoll.cli.common import builtin_cards_dir, print_json
     from quizcoll.cli.progress import Progress
     from quizcoll.executables import build_registry

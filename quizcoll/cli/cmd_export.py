@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from quizcoll.cli.common import MAX_SEED, add_cards_argument, number_flag
 
 if TYPE_CHECKING:
-    from deck.model import Card
-    from deck.registry import Registry
+    from deck.cards.model import Card
+    from deck.cards.registry import Registry
     from quizcoll.cli.progress import Progress
 
 ANKI_ROOT = "quizcoll"  # decks are quizcoll::collectives, quizcoll::memory, ...
@@ -53,10 +53,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def write_file(path: Path, data: str | bytes) -> None:
-    """Every file an export or import writes goes through here: :mod:`deck.safeio` (a regular
+    """Every file an export or import writes goes through here: :mod:`deck.base.safeio` (a regular
     file replaced atomically and durably; a link, device or FIFO refused; a failure leaves the
     old file whole)."""
-    from deck import safeio
+    from deck.base import safeio
 
     safeio.write_bytes(path, data if isinstance(data, bytes) else data.encode("utf-8"))
 
@@ -85,8 +85,8 @@ def _check_flags(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from deck import safeio
-    from deck.export import filter_deck
+    from deck.base import safeio
+    from deck.interchange.export import filter_deck
     from quizcoll.cli.common import UsageError, report_problems
     from quizcoll.cli.progress import Progress
     from quizcoll.collection import load
@@ -130,7 +130,12 @@ def _export_text(
     cards: list[Card], registry: Registry, args: argparse.Namespace, progress: Progress
 ) -> dict[str, str]:
     """Deck → text for a folder, or ``{"": text}`` for one file or stdout."""
-    from deck.export import export_markdown, export_obsidian, export_obsidian_note, filter_deck
+    from deck.interchange.export import (
+        export_markdown,
+        export_obsidian,
+        export_obsidian_note,
+        filter_deck,
+    )
 
     per_deck = _as_folder(args.output)
     if args.format == "obsidian":
@@ -157,8 +162,8 @@ def _export_text(
 def _export_apkg(
     cards: list[Card], registry: Registry, out: Path, args: argparse.Namespace, progress: Progress
 ) -> int:
-    from deck.anki import package_bytes
-    from deck.export_anki import DEFAULT_INSTANCES, anki_notes, note_type
+    from deck.interchange.export.anki import DEFAULT_INSTANCES, anki_notes, note_type
+    from deck.interchange.export.apkg import package_bytes
 
     notes = anki_notes(
         cards,

@@ -1,7 +1,7 @@
 """Grade one answer to one card instance, exactly as a review would.
 
 The instance is the card drawn for --seed; the answer is judged by the same function as the
-TUI and `review --plain` (deck.checking.check_answer): the verdict, the expected answer, the
+TUI and `review --plain` (deck.answers.checking.check_answer): the verdict, the expected answer, the
 named mistake when the answer is a known one, the feedback and the suggested rating.
 Exit 0 when the answer is correct, 1 when it is wrong, 2 when the input is invalid (an
 unknown card, a self-graded card, text that cannot be read as an answer).
@@ -28,10 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from deck.checking import check_answer
-    from deck.instances import draw
-    from deck.model import CardType
-    from deck.registry import suggest
+    from deck.answers.checking import check_answer
+    from deck.cards.instances import draw
+    from deck.cards.model import CardType
+    from deck.cards.registry import suggest
     from quizcoll.cli.common import UsageError, print_json, report_problems
     from quizcoll.collection import load
 

@@ -27,9 +27,9 @@ def run(args: argparse.Namespace) -> int:
     import sys
     from datetime import UTC, datetime
 
-    from deck import safeio
-    from deck.history import dumps, export_history, import_history, read_history_file
-    from deck.store import Store
+    from deck.base import safeio
+    from deck.review.history import dumps, export_history, import_history, read_history_file
+    from deck.review.store import Store
     from quizcoll.cli.common import UsageError, default_db_path
 
     if args.action is None:

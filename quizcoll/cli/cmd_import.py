@@ -26,18 +26,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from deck.importing import build_cards, card_file_text
+    from deck.interchange.importing import build_cards, card_file_text
     from quizcoll.cli.cmd_export import write_file
     from quizcoll.cli.common import UsageError
 
     path: Path = args.file
     kind = path.suffix.lower()
     if kind in (".apkg", ".colpkg"):
-        from deck.import_anki import read_package
+        from deck.interchange.importing.apkg import read_package
 
         notes, skipped = read_package(path)
     elif kind in (".csv", ".tsv", ".txt"):
-        from deck.import_csv import read_csv
+        from deck.interchange.importing.table import read_csv
 
         notes, skipped = read_csv(path), []
     else:

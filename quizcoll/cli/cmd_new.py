@@ -54,7 +54,7 @@ def starter_text(deck: str, path: Path) -> str:
     """The starter file for ``deck`` written at ``path``."""
     import deck as engine
 
-    schema = Path(engine.__file__).resolve().parent / "card.schema.json"
+    schema = Path(engine.__file__).resolve().parent / "cards" / "card.schema.json"
     return STARTER.format(deck=deck, schema=schema.as_uri(), path=path)
 
 
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     import os
     import sys
 
-    from deck.loader import ID_PATTERN, load_file
+    from deck.cards.loader import ID_PATTERN, load_file
     from quizcoll.cli.common import UsageError, user_cards_dir
 
     if not ID_PATTERN.fullmatch(args.deck):

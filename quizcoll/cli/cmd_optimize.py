@@ -44,8 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
-    from deck.scheduler import config_path, load_config
-    from deck.store import Store
+    from deck.review.scheduler import config_path, load_config
+    from deck.review.store import Store
     from quizcoll import optimize
     from quizcoll.cli.common import UsageError, default_db_path, print_json
     from quizcoll.config_file import table_header

@@ -14,8 +14,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from deck.loader import card_files
-    from deck.scheduler import config_path
+    from deck.cards.loader import card_files
+    from deck.review.scheduler import config_path
     from quizcoll.cli.common import builtin_cards_dir, default_db_path, emit, user_cards_dir
 
     db = args.db or default_db_path()

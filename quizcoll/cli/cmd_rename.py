@@ -24,8 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from deck.loader import ID_PATTERN
-    from deck.store import Store
+    from deck.cards.loader import ID_PATTERN
+    from deck.review.store import Store
     from quizcoll.cli.common import UsageError, default_db_path, emit
     from quizcoll.collection import load
 

@@ -23,12 +23,12 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from datetime import datetime
 
-    from deck.checking import Verdict
-    from deck.instances import Instance
-    from deck.model import Card, Rating
-    from deck.registry import Registry
-    from deck.scheduler import Config
-    from deck.store import Store
+    from deck.answers.checking import Verdict
+    from deck.cards.instances import Instance
+    from deck.cards.model import Card, Rating
+    from deck.cards.registry import Registry
+    from deck.review.scheduler import Config
+    from deck.review.store import Store
 
 RATING_NAMES = {"1": 1, "2": 2, "3": 3, "4": 4, "again": 1, "hard": 2, "good": 3, "easy": 4}
 
@@ -58,8 +58,8 @@ def run(args: argparse.Namespace) -> int:
     import sys
     from datetime import UTC, datetime
 
-    from deck.scheduler import load_config
-    from deck.store import Store
+    from deck.review.scheduler import load_config
+    from deck.review.store import Store
     from quizcoll.cli.common import UsageError, default_db_path
     from quizcoll.collection import load
 
@@ -117,7 +117,7 @@ def _read(stdin: TextIO, stdout: TextIO, prompt: str) -> str | None:
     Bytes that are not UTF-8 become U+FFFD (with a note): the line still counts, so a
     script's answers and ratings stay in step and the review is not lost.
     """
-    from deck.typed import decoded_line
+    from deck.base.typed import decoded_line
 
     interactive = stdin.isatty()
     stdout.write(prompt if interactive else prompt + "\n")
@@ -136,7 +136,7 @@ def _read(stdin: TextIO, stdout: TextIO, prompt: str) -> str | None:
 
 
 def _parse_rating(text: str, suggested: Rating) -> Rating | None:
-    from deck.model import Rating
+    from deck.cards.model import Rating
 
     text = text.strip().lower()
     if not text:
@@ -147,7 +147,7 @@ def _parse_rating(text: str, suggested: Rating) -> Rating | None:
 
 def _undo(store: Store, last: tuple[Any, Any], say: Callable[[str], None]) -> bool:
     """Undo the session's latest saved review; say what happened. False if it could not be."""
-    from deck.store import UndoError
+    from deck.review.store import UndoError
 
     review, _ = last
     try:
@@ -169,7 +169,7 @@ def _next_entries(
     practice: bool,
     tag: str | None,
 ) -> list[Any]:
-    from deck.queue import build_queue, practice_queue
+    from deck.review.queue import build_queue, practice_queue
 
     if practice:
         return practice_queue(cards, store, config, now, deck=deck, tag=tag)
@@ -194,11 +194,11 @@ def _ask(
     """
     import time
 
-    from deck.checking import answer_dim, check_answer, give_up, reveal
-    from deck.examples import answer_hint
-    from deck.instances import render_text
-    from deck.model import CardType
-    from deck.typed import AnswerTooLong, answer_text
+    from deck.answers.checking import answer_dim, check_answer, give_up, reveal
+    from deck.answers.examples import answer_hint
+    from deck.base.typed import AnswerTooLong, answer_text
+    from deck.cards.instances import render_text
+    from deck.cards.model import CardType
 
     if card.type is CardType.BASIC:
         example = ""
@@ -249,11 +249,11 @@ def plain_session(
     import secrets
     import time
 
-    from deck.errors import DeckError
-    from deck.instances import draw, render_front, render_options
-    from deck.model import CardType, Rating
-    from deck.scheduler import Scheduler, format_interval
-    from deck.store import StaleState
+    from deck.base.errors import DeckError
+    from deck.cards.instances import draw, render_front, render_options
+    from deck.cards.model import CardType, Rating
+    from deck.review.scheduler import Scheduler, format_interval
+    from deck.review.store import StaleState
 
     def say(text: str = "") -> None:
         stdout.write(text + "\n")

@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _stored_review(args: argparse.Namespace) -> object:
     """The review ``--review`` names, read from the database without creating one."""
-    from deck.store import Store
+    from deck.review.store import Store
     from quizcoll.cli.common import UsageError, default_db_path
 
     path = args.db or default_db_path()
@@ -56,9 +56,9 @@ def _stored_review(args: argparse.Namespace) -> object:
 
 
 def run(args: argparse.Namespace) -> int:
-    from deck.checking import solve
-    from deck.instances import draw, render_front, render_options, render_text
-    from deck.registry import suggest
+    from deck.answers.checking import solve
+    from deck.cards.instances import draw, render_front, render_options, render_text
+    from deck.cards.registry import suggest
     from quizcoll.cli.common import UsageError, print_json, report_problems
     from quizcoll.collection import load
 

@@ -20,8 +20,8 @@ def _percent(value: float | None) -> str:
 def run(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
-    from deck.scheduler import load_config
-    from deck.stats import compute_stats
+    from deck.review.scheduler import load_config
+    from deck.review.stats import compute_stats
     from quizcoll.cli.common import open_store_read_only, print_json
     from quizcoll.collection import load
 

@@ -1,4 +1,8 @@
-"""Helpers shared by the subcommands: errors, JSON output, the collection and the database path."""
+"""Helpers shared by the subcommands: errors, JSON output, opening the store.
+
+The places quizcoll reads and writes (built-in cards, the user's card folder, the database) are
+:mod:`quizcoll.paths`, re-exported here for the subcommands.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from deck.errors import DeckError
+from deck.base.errors import DeckError
+from quizcoll.paths import builtin_cards_dir, default_db_path, user_cards_dir
+
+__all__ = ["builtin_cards_dir", "default_db_path", "user_cards_dir"]  # re-exported
 
 
 class UsageError(DeckError):
@@ -36,33 +43,6 @@ def _jsonable(obj: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
 
-def builtin_cards_dir() -> Path:
-    """The collection shipped inside the package (``cards/`` at the wheel's top level)."""
-    import cards  # the package directory holding the YAML files
-
-    return Path(cards.__file__).resolve().parent
-
-
-def user_cards_dir() -> Path:
-    """The user's own card folder (``cards/`` in the user data directory, XDG on Linux),
-    loaded beside the built-in collection."""
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("quizcoll", appauthor=False)) / "cards"
-
-
-def default_db_path() -> Path:
-    """``QUIZCOLL_DB`` if set, else the user data directory (XDG on Linux)."""
-    from deck.safeio import expand
-
-    env = os.environ.get("QUIZCOLL_DB")
-    if env:
-        return expand(env, "QUIZCOLL_DB")
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("quizcoll", appauthor=False)) / "reviews.sqlite3"
-
-
 def open_store_read_only(db: Path | None) -> tuple[Any, Path]:
     """The review database for a command that only reads it, and its path.
 
@@ -70,7 +50,7 @@ def open_store_read_only(db: Path | None) -> tuple[Any, Path]:
     exist is an error (a typo must not make a new database); the default path not existing
     yet means nothing has been reviewed, and an empty in-memory store stands in.
     """
-    from deck.store import NoDatabase, Store
+    from deck.review.store import NoDatabase, Store
 
     path = db if db is not None else default_db_path()
     named = db is not None or bool(os.environ.get("QUIZCOLL_DB"))

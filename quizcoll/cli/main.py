@@ -31,6 +31,7 @@ SUBCOMMANDS: dict[str, str] = {
     "paths": "where the database, settings and card folders are",
     "optimize": "fit personal FSRS parameters from the review history (optimizer extra)",
     "sim": "simulate a collective (bytes per rank, steps, modelled time)",
+    "calibrate": "fit a hardware profile to an nccl-tests log (your cluster)",
     "vram": "inference memory of a model: weights, KV cache, activations",
     "train-mem": "training memory per GPU with mixed-precision Adam and ZeRO",
 }
@@ -100,13 +101,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_OK
-    from deck.errors import DeckError
+    from deck.base.errors import DeckError
     from quizcoll.cli.common import UsageError
 
     module = importlib.import_module(_module_name(args.command))
     try:
         return int(module.run(args) or 0)
     except (UsageError, DeckError) as exc:
+        print(f"quizcoll {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ValueError as exc:
+        # The calculators' refusals (their own ValueError types: they import nothing from the
+        # engine); the tuple is imported only when one is raised.
+        from quizcoll.executables import calculator_refusals
+
+        if not isinstance(exc, calculator_refusals()):
+            raise
         print(f"quizcoll {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:

@@ -11,6 +11,7 @@ import numpy as np
 
 from quizcoll.collectives import cost as cost_model
 from quizcoll.collectives import counting
+from quizcoll.collectives.display import format_bytes
 from quizcoll.collectives.dtypes import DType, dtype_of_array, get_dtype
 from quizcoll.collectives.errors import CollectiveError
 from quizcoll.collectives.execute import pack, run_schedule, unpack
@@ -25,6 +26,7 @@ from quizcoll.collectives.schedules import (
     hierarchical_structure,
     rows_of,
     structure_for,
+    topology_algorithms,
 )
 from quizcoll.collectives.schedules.hierarchical import phase_rounds
 from quizcoll.collectives.schedules.layouts import block_elems, layout_of
@@ -43,12 +45,6 @@ MAX_RANKS = 131_072  # counts come from the schedule's structure: O(N log N) at 
 # ring over N ranks has 2(N − 1)·N of them, so rows stop near 2,900 ranks for a ring.
 MAX_SCHEDULE_ROWS = 1 << 24
 ROW_BYTES = 40  # a row's columns and derived keys, for the memory budget
-
-
-def _format_bytes(n: float) -> str:
-    from deck.units import format_bytes
-
-    return format_bytes(n)
 
 
 def algorithms(name: str | Collective, *, topology: bool = False) -> tuple[str, ...]:
@@ -222,7 +218,7 @@ def plan(
     ranks = int(ranks)
     if gpus_per_node is not None:
         nodes = _nodes_of(algorithm, ranks, gpus_per_node)
-        return plan_hierarchical(nodes, gpus_per_node, count, dtype=dtype)
+        return plan_hierarchical(nodes, gpus_per_node, count, dtype=dtype, algorithm=algorithm)
     _check_root(root, ranks)
     kind = dtype if isinstance(dtype, DType) else get_dtype(dtype)
     splits = None
@@ -253,9 +249,10 @@ def _make_plan(
 
 
 def _check_topology_algorithm(algorithm: str) -> None:
-    if algorithm not in TOPOLOGY_ALGORITHMS[Collective.ALL_REDUCE]:
+    if algorithm not in topology_algorithms(Collective.ALL_REDUCE):
         raise CollectiveError(
-            f"gpus_per_node applies to the hierarchical all_reduce only, not {algorithm}"
+            f"gpus_per_node applies to the hierarchical all_reduce only (and NCCL's "
+            f"nccl_tree), not {algorithm}"
         )
 
 
@@ -271,9 +268,17 @@ def _nodes_of(algorithm: str, ranks: int, gpus_per_node: object) -> int:
 
 
 def plan_hierarchical(
-    nodes: int, gpus_per_node: int, count: int, *, dtype: str | DType = "float32"
+    nodes: int,
+    gpus_per_node: int,
+    count: int,
+    *,
+    dtype: str | DType = "float32",
+    algorithm: str = "hierarchical",
 ) -> Plan:
-    """The hierarchical all-reduce laid out over ``nodes × gpus_per_node`` ranks."""
+    """The hierarchical all-reduce (or ``algorithm="nccl_tree"``: NCCL's double binary
+    tree over the nodes, a chain inside each) laid out over ``nodes × gpus_per_node``
+    ranks."""
+    _check_topology_algorithm(algorithm)
     for label, value in (("nodes", nodes), ("gpus_per_node", gpus_per_node)):
         if not isinstance(value, int) or value < 1:
             raise CollectiveError(f"{label} must be a positive whole number, got {value!r}")
@@ -284,13 +289,13 @@ def plan_hierarchical(
     n = nodes * gpus_per_node
     return Plan(
         Collective.ALL_REDUCE,
-        "hierarchical",
+        algorithm,
         n,
         int(count),
         kind,
         0,
-        block_elems(Collective.ALL_REDUCE, "hierarchical", n, int(count)),
-        lambda: hierarchical_structure(nodes, gpus_per_node),
+        block_elems(Collective.ALL_REDUCE, algorithm, n, int(count)),
+        lambda: hierarchical_structure(nodes, gpus_per_node, algorithm),
         gpus_per_node=gpus_per_node,
     )
 
@@ -394,7 +399,9 @@ def run(
     algorithm = check_algorithm(collective, algorithm, topology=gpus_per_node is not None)
     if gpus_per_node is not None:
         _check_topology_algorithm(algorithm)
-        return run_hierarchical(inputs, gpus_per_node, op, budget_bytes=budget_bytes)
+        return run_hierarchical(
+            inputs, gpus_per_node, op, budget_bytes=budget_bytes, algorithm=algorithm
+        )
     reduction = get_op(op)
     arrays, splits = _check_inputs(collective, inputs, split_sizes)
     n = len(arrays)
@@ -413,8 +420,10 @@ def run_hierarchical(
     op: str | Op = "sum",
     *,
     budget_bytes: int = DEFAULT_BUDGET,
+    algorithm: str = "hierarchical",
 ) -> CollectiveResult:
-    """Hierarchical all-reduce of ``inputs`` over nodes of ``gpus_per_node`` ranks."""
+    """Hierarchical (or ``nccl_tree``) all-reduce of ``inputs`` over nodes of
+    ``gpus_per_node`` ranks."""
     reduction = get_op(op)
     arrays, _ = _check_inputs(Collective.ALL_REDUCE, inputs, None)
     if not isinstance(gpus_per_node, int) or gpus_per_node < 1 or len(arrays) % gpus_per_node:
@@ -423,7 +432,11 @@ def run_hierarchical(
             f"got {gpus_per_node!r}"
         )
     p = plan_hierarchical(
-        len(arrays) // gpus_per_node, gpus_per_node, len(arrays[0]), dtype=dtype_of_array(arrays[0])
+        len(arrays) // gpus_per_node,
+        gpus_per_node,
+        len(arrays[0]),
+        dtype=dtype_of_array(arrays[0]),
+        algorithm=algorithm,
     )
     return _execute(p, arrays, reduction, budget_bytes)
 
@@ -433,7 +446,7 @@ def _execute(p: Plan, arrays: list[np.ndarray], op: Op, budget_bytes: int) -> Co
     if need > budget_bytes:
         raise CollectiveError(
             f"simulating {p.collective.value} ({p.algorithm}) on {p.ranks} ranks needs "
-            f"{_format_bytes(need)} of buffers, over the budget of {_format_bytes(budget_bytes)}; "
+            f"{format_bytes(need)} of buffers, over the budget of {format_bytes(budget_bytes)}; "
             f"use fewer ranks or elements, or raise the budget"
         )
     dtype = arrays[0].dtype

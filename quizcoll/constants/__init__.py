@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 
-from deck.registry import Constant
+from deck.cards.registry import Constant
 from quizcoll.constants.base import TERMS as BASE_TERMS
 from quizcoll.constants.base import gpu_constants
 from quizcoll.constants.memory import TERMS as MEMORY_TERMS

@@ -3,7 +3,7 @@ figures, and each catalog GPU's reported memory (taken from the catalog, not typ
 
 from __future__ import annotations
 
-from deck.registry import Constant
+from deck.cards.registry import Constant
 from deck.units import Dim
 
 GB, GIB = 10**9, 2**30

@@ -4,7 +4,7 @@ PagedAttention blocks, speculative decoding, MLA's cache) is never typed here.""
 
 from __future__ import annotations
 
-from deck.registry import Constant
+from deck.cards.registry import Constant
 from deck.units import Dim
 
 CONSTANTS: tuple[Constant, ...] = (

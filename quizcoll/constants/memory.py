@@ -10,7 +10,7 @@ tensor; these figures only feed the literature's formulas that check them.
 
 from __future__ import annotations
 
-from deck.registry import Constant
+from deck.cards.registry import Constant
 from deck.units import Dim
 
 MIB, GIB = 2**20, 2**30

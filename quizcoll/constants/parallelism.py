@@ -6,7 +6,7 @@ small first bucket that lets communication start early in the backward pass.
 
 from __future__ import annotations
 
-from deck.registry import Constant
+from deck.cards.registry import Constant
 from deck.units import Dim
 
 MIB = 2**20

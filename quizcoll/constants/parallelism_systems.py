@@ -3,7 +3,7 @@ layouts): published figures no calculator holds, each with its source."""
 
 from __future__ import annotations
 
-from deck.registry import Constant
+from deck.cards.registry import Constant
 from deck.units import Dim
 
 MIB = 2**20

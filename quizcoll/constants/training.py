@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from deck.registry import Constant
+from deck.cards.registry import Constant
 from deck.units import Dim
 
 _PALM = "Chowdhery et al. 2022, PaLM, Table 3 and Appendix B"

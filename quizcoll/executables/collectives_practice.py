@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
+from deck.cards.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
 from deck.units import format_bytes, format_number, format_rate, format_seconds
 from quizcoll.executables.collectives import DTYPE_NAMES, MAX_RANKS, _guard, cost
 

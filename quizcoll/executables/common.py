@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from deck.registry import Dimension, Param, ParamKind
+from deck.cards.registry import Dimension, Param, ParamKind
 from deck.units import format_bytes_both, format_number
 from quizcoll.executables import refusals_as_argument_errors
 

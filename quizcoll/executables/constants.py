@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deck.registry import Registry
+from deck.cards.registry import Registry
 from quizcoll.constants import TERMS, all_constants
 
 

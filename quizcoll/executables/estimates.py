@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deck.registry import ArgumentError, Field, Param, ParamKind, Registry
+from deck.cards.registry import ArgumentError, Field, Param, ParamKind, Registry
 from quizcoll.executables.common import (
     MAX_TOKENS,
     B,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deck.registry import Field, Param, ParamKind, Registry
+from deck.cards.registry import Field, Param, ParamKind, Registry
 from deck.units import format_seconds
 from quizcoll.executables.common import B, C, S, T, count_param, guard, sizes
 from quizcoll.executables.serving import (

@@ -9,7 +9,7 @@ names; the rest are the names the model cards, llama.cpp and the papers use.
 
 from __future__ import annotations
 
-from deck.registry import Registry
+from deck.cards.registry import Registry
 
 # Where a key is only an alias (the NVLink generation of a GPU, not a memory size).
 _GPU_GENERATIONS = {"v100": "V100", "a100": "A100", "h100": "H100"}

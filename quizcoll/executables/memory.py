@@ -5,7 +5,7 @@ thumb. Each returns plain numbers and has a short worked solution (``explain``).
 
 from __future__ import annotations
 
-from deck.registry import Dimension, Field, Param, ParamKind, Registry
+from deck.cards.registry import Dimension, Field, Param, ParamKind, Registry
 from quizcoll.executables.common import overhead_param, utilization_param
 from quizcoll.executables.memory_calc import (
     COMPONENT_FIELDS,

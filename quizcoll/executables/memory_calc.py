@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from deck import units
-from deck.registry import ArgumentError
+from deck.cards.registry import ArgumentError
 from quizcoll.executables import refusals_as_argument_errors
 from quizcoll.memory import inference
 from quizcoll.memory.catalog import load_model

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deck.registry import ArgumentError
+from deck.cards.registry import ArgumentError
 from quizcoll.executables.memory_calc import both_units, sci, weight_format
 from quizcoll.memory import training
 from quizcoll.memory.catalog import load_model

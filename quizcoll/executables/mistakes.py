@@ -1,6 +1,6 @@
 """The subject's classic mistakes, registered with the engine as detectors.
 
-The engine (:mod:`deck.mistakes`) knows unit slips; this module knows distributed training and
+The engine (:mod:`deck.answers.mistakes`) knows unit slips; this module knows distributed training and
 GPU memory: the all-reduce volume given for a reduce-scatter or all-gather, the ring's (N−1)/N
 factor dropped, a bidirectional bandwidth used as one direction's, K and V counted once,
 grouped-query attention ignored, and the fp32 master copy or the optimizer states forgotten in
@@ -14,10 +14,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from deck.answers.mistakes import Attempt, Detector, FactorDetector, TransformDetector
+from deck.cards.model import CardType
+from deck.cards.registry import Registry
 from deck.formula import BinOp, Expr, Num, Var, parse
-from deck.mistakes import Attempt, Detector, FactorDetector, TransformDetector
-from deck.model import CardType
-from deck.registry import Registry
 from deck.units import Dim
 
 _BYTE_FIELDS = frozenset(
@@ -179,7 +179,7 @@ def _heads(attempt: Attempt) -> tuple[int, int] | None:
     model = _args(attempt).get("model")
     if not isinstance(model, str) or not _kv(attempt) or attempt.card.type is CardType.FORMULA:
         return None
-    from deck.errors import DeckError
+    from deck.base.errors import DeckError
     from quizcoll.memory.catalog import load_model
 
     try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deck.registry import Dimension, Field, Param, ParamKind, Registry
+from deck.cards.registry import Dimension, Field, Param, ParamKind, Registry
 from quizcoll.executables.common import C, R, guard, num
 from quizcoll.systems import pipeline as pp
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
+from deck.cards.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
 from quizcoll.executables import refusals_as_argument_errors
 from quizcoll.executables.collectives import COLLECTIVES
 

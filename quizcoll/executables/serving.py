@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
+from deck.cards.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
 from deck.units import format_rate, format_seconds
 from quizcoll.executables.common import B, C, R, S, T, count_param, guard, num, sci, sizes
 from quizcoll.memory import inference

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deck.registry import ArgumentError, Field, Param, ParamKind, Registry
+from deck.cards.registry import ArgumentError, Field, Param, ParamKind, Registry
 from quizcoll.executables.common import B, C, R, count_param, guard, num, sizes
 from quizcoll.executables.serving import COMPUTE_BYTES, MAX_CONTEXT, kv_value_bytes
 from quizcoll.memory import inference

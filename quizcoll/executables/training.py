@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deck.registry import Field, Param, ParamKind, Registry
+from deck.cards.registry import Field, Param, ParamKind, Registry
 from quizcoll.executables.common import (
     B,
     C,

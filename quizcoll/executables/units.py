@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deck.registry import Dimension, Field, Param, ParamKind, Registry
+from deck.cards.registry import Dimension, Field, Param, ParamKind, Registry
 
 
 def convert_bytes(bytes: int) -> dict[str, float]:

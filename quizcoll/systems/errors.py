@@ -1,17 +1,15 @@
 """The refusal every systems calculator raises, and the input checks they share.
 
 A refusal is one line for the user (``stages must be at least 1, got 0``); the executables
-turn it into the registry's :class:`deck.registry.ArgumentError`.
+turn it into the registry's :class:`deck.cards.registry.ArgumentError`.
 """
 
 from __future__ import annotations
 
 import math
 
-from deck.errors import DeckError
 
-
-class SystemsInputError(DeckError, ValueError):
+class SystemsInputError(ValueError):
     """An input a systems calculator cannot use; the message is one line for the user."""
 
 

@@ -18,10 +18,10 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from deck.errors import DeckError
-from deck.model import Card, Collection
-from deck.registry import Registry
-from deck.scheduler import Config
+from deck.base.errors import DeckError
+from deck.cards.model import Card, Collection
+from deck.cards.registry import Registry
+from deck.review.scheduler import Config
 from quizcoll.tui.commands import QuizCommands
 from quizcoll.tui.services.database import Database
 from quizcoll.tui.services.env import AppEnv
@@ -78,7 +78,7 @@ class QuizApp(App[int]):
         config = self.config
         path = self.settings_path
         if self._config_from_file and path is not None:
-            from deck.scheduler import load_config
+            from deck.review.scheduler import load_config
             from quizcoll.settings import read_theme
 
             try:
@@ -125,7 +125,7 @@ class QuizApp(App[int]):
             return self.env.config_path
         if self.env.config is not None:
             return None
-        from deck.scheduler import config_path
+        from deck.review.scheduler import config_path
 
         return config_path()
 

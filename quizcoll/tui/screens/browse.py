@@ -13,10 +13,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Footer, Input, Markdown, Static
 
-from deck.checking import CheckError, solve
-from deck.errors import DeckError
-from deck.instances import draw, render_front
-from deck.scheduler import format_interval
+from deck.answers.checking import CheckError, solve
+from deck.base.errors import DeckError
+from deck.cards.instances import draw, render_front
+from deck.review.scheduler import format_interval
 from quizcoll.tui.screens.base import QuizScreen
 from quizcoll.tui.services.browse import SORTS, BrowseRow, filter_rows, history_markdown, rows
 from quizcoll.tui.services.summary import card_history, card_records, set_suspended

@@ -12,8 +12,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import DataTable, Footer, Header, Static
 
-from deck.errors import DeckError
-from deck.scheduler import format_interval
+from deck.base.errors import DeckError
+from deck.review.scheduler import format_interval
 from quizcoll.tui.actions import ACTIONS
 from quizcoll.tui.screens.base import QuizScreen
 from quizcoll.tui.services.summary import HomeSummary, home_summary

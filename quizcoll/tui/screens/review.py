@@ -24,8 +24,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Input
 
-from deck.errors import DeckError
-from deck.model import Rating
+from deck.base.errors import DeckError
+from deck.cards.model import Rating
 from quizcoll.tui.screens.base import QuizScreen
 from quizcoll.tui.screens.confirm import ConfirmScreen
 from quizcoll.tui.services.review import Presented, ReviewSession

@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
-from deck.errors import DeckError
+from deck.base.errors import DeckError
 from quizcoll.settings import EDITABLE, THEMES, as_text, parse_fields
 from quizcoll.tui.screens.base import QuizScreen
 

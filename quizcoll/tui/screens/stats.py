@@ -15,8 +15,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Label, Select, Static
 
-from deck.errors import DeckError
-from deck.stats import DeckCounts, DeckSeries, Stats
+from deck.base.errors import DeckError
+from deck.review.stats import DeckCounts, DeckSeries, Stats
 from quizcoll.tui.screens.base import QuizScreen
 from quizcoll.tui.services.summary import StatsView, stats_view
 from quizcoll.tui.widgets.bars import Bar, render_bars, render_columns

@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from deck.model import Card
-from deck.store import CardRecord, Review
+from deck.cards.model import Card
+from deck.review.store import CardRecord, Review
 
 
 @dataclass(frozen=True)

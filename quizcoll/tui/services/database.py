@@ -1,7 +1,7 @@
 """The review database on its own thread.
 
 ``sqlite3`` connections belong to the thread that opened them, and the interface
-must never wait on the disk, so one worker thread opens the :class:`~deck.store.Store`
+must never wait on the disk, so one worker thread opens the :class:`~deck.review.store.Store`
 and runs every call against it in order. Screens ``await db.call(fn, ...)``: the
 function runs as ``fn(store, ...)`` on that thread.
 """
@@ -14,7 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from deck.store import Store
+from deck.review.store import Store
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -10,10 +10,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from deck.loader import load_file
-from deck.model import Card
-from deck.registry import Registry
-from deck.verify import DEFAULT_SEEDS, check_claim, check_instances
+from deck.cards.loader import load_file
+from deck.cards.model import Card
+from deck.cards.registry import Registry
+from deck.proving.verify import DEFAULT_SEEDS, check_claim, check_instances
 
 # Editors that open a file at a line with ``+LINE FILE`` (vi's convention).
 PLUS_LINE = frozenset({"vi", "vim", "nvim", "nano", "emacs", "micro", "kak", "hx", "joe", "mg"})

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 
-from deck.scheduler import Config
+from deck.review.scheduler import Config
 
 Clock = Callable[[], datetime]
 SeedSource = Callable[[], int]

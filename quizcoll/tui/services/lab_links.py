@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from deck.checking import Solution
+from deck.answers.checking import Solution
 from quizcoll.tui.services.lab import (
     COLLECTIVES,
     HIERARCHICAL,

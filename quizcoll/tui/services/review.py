@@ -11,14 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 
-from deck.checking import Solution, Verdict, check_answer, give_up, reveal, solve
-from deck.instances import Instance, draw, render_front, render_options, render_text
-from deck.model import Card, CardType, Rating
-from deck.queue import EntryKind, QueueEntry, build_queue, day_bounds, practice_queue
-from deck.registry import Registry
-from deck.scheduler import CardState, Config, Scheduler, format_interval
-from deck.store import CardRecord, Review, StaleState, Store
-from deck.typed import answer_text
+from deck.answers.checking import Solution, Verdict, check_answer, give_up, reveal, solve
+from deck.base.typed import answer_text
+from deck.cards.instances import Instance, draw, render_front, render_options, render_text
+from deck.cards.model import Card, CardType, Rating
+from deck.cards.registry import Registry
+from deck.review.queue import EntryKind, QueueEntry, build_queue, day_bounds, practice_queue
+from deck.review.scheduler import CardState, Config, Scheduler, format_interval
+from deck.review.store import CardRecord, Review, StaleState, Store
 from quizcoll.tui.services.env import Clock, SeedSource
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from deck.model import Rating
+from deck.cards.model import Rating
 from quizcoll.tui.services.review import Presented
 
 if TYPE_CHECKING:  # the labs pull in numpy: imported once a live result is drawn

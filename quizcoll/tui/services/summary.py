@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from deck.model import Card
-from deck.queue import EntryKind, build_queue
-from deck.scheduler import Config
-from deck.stats import DeckSeries, Stats, compute_stats, deck_series
-from deck.store import CardRecord, Review, Store
+from deck.cards.model import Card
+from deck.review.queue import EntryKind, build_queue
+from deck.review.scheduler import Config
+from deck.review.stats import DeckSeries, Stats, compute_stats, deck_series
+from deck.review.store import CardRecord, Review, Store
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import Input
 
-from deck.checking import answer_dim
-from deck.examples import answer_hint
-from deck.model import Card
-from deck.registry import Registry
+from deck.answers.checking import answer_dim
+from deck.answers.examples import answer_hint
+from deck.cards.model import Card
+from deck.cards.registry import Registry
 
 PASS_WHEN_EMPTY = frozenset({" ", "u", "!"})  # no answer starts with these
 KEYS_HINT = "Enter checks, space reveals"

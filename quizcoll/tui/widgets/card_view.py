@@ -13,8 +13,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 
-from deck.model import CardType
-from deck.registry import Registry
+from deck.cards.model import CardType
+from deck.cards.registry import Registry
 from quizcoll.tui.services.review import Presented
 from quizcoll.tui.widgets.answer_input import AnswerInput
 from quizcoll.tui.widgets.result_view import ResultView

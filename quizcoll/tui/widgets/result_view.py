@@ -17,8 +17,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from deck import units
-from deck.checking import Solution
-from deck.registry import Registry
+from deck.answers.checking import Solution
+from deck.cards.registry import Registry
 from quizcoll.tui.widgets.bars import Bar, render_bars
 
 if TYPE_CHECKING:  # the collectives pull in numpy: imported when a result is drawn

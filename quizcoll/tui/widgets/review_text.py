@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from deck.checking import answer_sentence
+from deck.answers.checking import answer_sentence
 from quizcoll.tui.services.review import Presented, ReviewSession
 
 RETRY_HINT = "e or tab: try again · space: show the answer · 1–4: rate"

@@ -7,7 +7,7 @@ from datetime import datetime, tzinfo
 from rich.text import Text
 
 from deck import units
-from deck.scheduler import format_interval
+from deck.review.scheduler import format_interval
 from quizcoll.tui.services.review import SessionSummary
 
 

@@ -1,1 +1,0 @@
-"""The built-in collection: YAML card files shipped inside the wheel."""
