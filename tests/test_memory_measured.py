@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deck.registry import ArgumentError
+from deck.cards.registry import ArgumentError
 from quizcoll.executables import build_registry
 
 

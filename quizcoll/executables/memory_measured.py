@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deck.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
+from deck.cards.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
 from quizcoll.executables.memory_calc import (
     MAX_BATCH,
     MAX_CONTEXT,

@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from deck.registry import Dimension, Field, Param, ParamKind, Registry
+from deck.cards.registry import Dimension, Field, Param, ParamKind, Registry
 from quizcoll.executables.memory_calc import (
     MAX_BATCH,
     MAX_CONTEXT,
