@@ -12,9 +12,9 @@ divide by N is padded to ⌈rows/N⌉ per rank: that padding is the implementati
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
+import multiprocessing
 import tempfile
 import time
 from pathlib import Path
@@ -84,13 +84,18 @@ def _worker(rank: int, world: int, init: str, out: str) -> None:
     dist.destroy_process_group()
 
 
-@functools.cache
 def run_ranks(world: int) -> tuple[dict, ...]:
     with tempfile.TemporaryDirectory() as tmp:
-        # spawn, not fork: other test modules may have started threads (OpenMP, tokenizers)
-        # in this process, and a forked child would inherit their locks held
-        context = mp.spawn(
-            _worker, args=(world, str(Path(tmp, "init")), tmp), nprocs=world, join=False
+        # forkserver, not fork: other test modules may have started threads (OpenMP,
+        # tokenizers) in this process, whose held locks a forked child would inherit; the
+        # fork server is a fresh process that imports torch once for all ranks
+        multiprocessing.set_forkserver_preload(["torch", "torch.distributed", __name__])
+        context = mp.start_processes(
+            _worker,
+            args=(world, str(Path(tmp, "init")), tmp),
+            nprocs=world,
+            join=False,
+            start_method="forkserver",
         )
         # a hang guard, not a speed check: a stuck gloo rendezvous must not stall CI.
         # join() returns as soon as one rank exits, so wait until all have.
@@ -103,14 +108,12 @@ def run_ranks(world: int) -> tuple[dict, ...]:
         return tuple(json.loads(Path(tmp, f"{r}.json").read_text()) for r in range(world))
 
 
-@pytest.mark.parametrize("world", [2, 4])
-@pytest.mark.parametrize("variant", ["fp32", "bf16-policy"])
-def test_fsdp2_shards_equal_the_fsdp_and_zero3_calculators(world, variant):
+def _check_even(ranks: tuple[dict, ...], world: int, variant: str) -> None:
     psi = sum(p.numel() for p in _build().parameters())
     plan = fsdp_plan(psi, world, units=len(WIDTHS) - 1, state_bytes=4)
     zero3 = model_states(psi, 3, world)
-    for ranks in run_ranks(world):
-        r = ranks[variant]
+    for rank in ranks:
+        r = rank[variant]
         assert r["dtypes"] == ["torch.float32"]  # the policy casts only the gathered copy
         assert r["params"] == r["grads"] == 4 * psi / world
         assert r["optimizer"] == 8 * psi / world
@@ -120,16 +123,25 @@ def test_fsdp2_shards_equal_the_fsdp_and_zero3_calculators(world, variant):
         assert zero3.weights + zero3.gradients == (r["params"] + r["grads"]) / 2
 
 
-def test_fsdp2_pads_uneven_rows_to_a_multiple_of_the_world_size():
+def _check_uneven(ranks: tuple[dict, ...]) -> None:
     """30 rows over 4 ranks: parameter and gradient shards are padded to 8 rows on every rank,
     AdamW's states (``zeros_like`` of the DTensor) hold only the rank's own 8, 8, 8, 6 rows."""
     psi = sum(p.numel() for p in _build(UNEVEN).parameters())  # 30 rows of 64 + 1 bias
     per_row = UNEVEN[0] + 1
-    ranks = [r["uneven"] for r in run_ranks(4)]
-    own_rows = [8, 8, 8, 6]
-    for r, rows in zip(ranks, own_rows, strict=True):
+    uneven = [r["uneven"] for r in ranks]
+    for r, rows in zip(uneven, [8, 8, 8, 6], strict=True):
         assert r["params"] == r["grads"] == 4 * 8 * per_row
         assert r["optimizer"] == 8 * rows * per_row
-    assert sum(r["optimizer"] for r in ranks) == 8 * psi
-    padding = sum(r["params"] + r["grads"] for r in ranks) - 8 * psi
+    assert sum(r["optimizer"] for r in uneven) == 8 * psi
+    padding = sum(r["params"] + r["grads"] for r in uneven) - 8 * psi
     assert padding == 8 * 2 * per_row  # two padded rows of fp32 params and grads
+
+
+# One test per world size, so each spawn happens once even when xdist spreads the tests.
+@pytest.mark.parametrize("world", [2, 4])
+def test_fsdp2_shards_equal_the_fsdp_and_zero3_calculators(world):
+    ranks = run_ranks(world)
+    for variant in ("fp32", "bf16-policy"):
+        _check_even(ranks, world, variant)
+    if world == 4:
+        _check_uneven(ranks)

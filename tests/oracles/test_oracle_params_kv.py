@@ -52,13 +52,13 @@ KV_FAMILIES: dict[str, dict[str, object]] = {
 
 def _small(family: str):
     if family == "gpt2":
-        shape = {"n_embd": 64, "n_head": 4, "n_layer": 3, "n_positions": 128}
+        shape = {"n_embd": 64, "n_head": 4, "n_layer": 2, "n_positions": 128}
     else:
         shape = {
             "hidden_size": 64,
             "intermediate_size": 96,
             "num_attention_heads": 4,
-            "num_hidden_layers": 3,
+            "num_hidden_layers": 2,
             "max_position_embeddings": 128,
         }
     return AutoConfig.for_model(family, vocab_size=97, **shape, **KV_FAMILIES[family])
@@ -78,7 +78,7 @@ def test_kv_cache_bytes_equal_transformers_cache(family, dtype):
     cfg = _small(family)
     torch.manual_seed(0)
     model = AutoModel.from_config(cfg, dtype=dtype).eval()
-    prompt, generated, batch = 5, 14, 2
+    prompt, generated, batch = 5, 6, 2
     cache = DynamicCache(config=cfg)
     ids = torch.randint(0, 97, (batch, prompt))
     with torch.no_grad():
