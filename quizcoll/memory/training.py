@@ -28,9 +28,12 @@ heads a, tensor-parallel size t, in bytes (fp16 activations, 1-byte dropout mask
 - selective recomputation (attention core recomputed): sbh(10 + 24/t); with SP 34·sbh/t
 - full recomputation (only each layer's input kept): 2sbh; with SP 2sbh/t
 
-The formula is for the GPT architecture of the paper (4h MLP, multi-head attention);
-for other models it is the paper's estimate, not an exact figure. The embedding and
-output-layer terms, small next to L layers, are left out.
+The formula is for the GPT architecture of the paper (4h MLP, multi-head attention): "the
+paper's GPT figure". For other models it is the paper's estimate, not an exact figure; what
+PyTorch really keeps for a catalogue model's layer (SwiGLU width, GQA, no dropout, SDPA or
+eager attention) is :mod:`quizcoll.memory.activations`, held to real layers by
+``tests/oracles/test_oracle_activations.py``. The embedding and output-layer terms, small next
+to L layers, are left out.
 """
 
 from __future__ import annotations
