@@ -27,6 +27,8 @@ MODULES: tuple[str, ...] = (
     "serving_kv",
     "serving_vllm",
     "parallel",
+    "moe_serving",
+    "checkpoint",
     "layout",
     "overlap",
     "numerics",
