@@ -21,13 +21,16 @@ sequence of ``max_num_batched_tokens`` tokens with FlashAttention (no score matr
 logits for ``max_num_seqs`` sequences; tensor parallelism splits weights, activations and the
 KV heads. Non-torch memory and the CUDA-graph pool are measured by vLLM, not derivable from a
 config: they are inputs, with defaults taken from published start-up logs
-(:data:`NON_TORCH_BYTES`, :data:`CUDA_GRAPH_BYTES`).
+(:data:`NON_TORCH_BYTES`, :data:`CUDA_GRAPH_BYTES`, read from ``vllm_published.json`` with
+their sources and quotes).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
+from importlib import resources
 
 from quizcoll.memory.architecture import ModelConfig
 from quizcoll.memory.errors import MemoryInputError
@@ -40,11 +43,16 @@ VLLM_VERSION = "0.33.0"
 DEFAULT_UTILIZATION = 0.92  # vllm/config/cache.py: gpu_memory_utilization ... default=0.92
 BLOCK_SIZE = 16  # vllm/config/cache.py: DEFAULT_BLOCK_SIZE: ClassVar[int] = 16
 GIB = 2**30
-# Published start-up logs (docs/oracles.md): "non_torch_memory=0.35GiB" (Llama-3.1-8B, one
-# RTX 3090, vllm-project/vllm#10517); "CUDA graph pool memory: 0.1 GiB (actual), 0.58 GiB
-# (estimated)" (a TP worker, wtdcode/vllm-backport#34).
-NON_TORCH_BYTES = round(0.35 * GIB)
-CUDA_GRAPH_BYTES = round(0.58 * GIB)
+
+
+def _published(key: str) -> int:
+    """A figure from a published start-up log (vllm_published.json: value, source, quote)."""
+    text = resources.files("quizcoll.memory").joinpath("vllm_published.json").read_text("utf-8")
+    return round(float(json.loads(text)[key]["gib"]) * GIB)
+
+
+NON_TORCH_BYTES = _published("non_torch_bytes")
+CUDA_GRAPH_BYTES = _published("cuda_graph_bytes")
 
 
 def server_defaults(gpu: Gpu) -> tuple[int, int]:
