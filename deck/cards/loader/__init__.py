@@ -292,6 +292,10 @@ class _FileValidator(_ClaimsMixin):
 
         known = {v.name for v in variables} if ctype is CardType.FORMULA else param_names
         mistakes = read_mistakes(self, m, ctype, known, len(options), correct)
+        from deck.cards.loader.keypoints import read_points
+
+        key_points = read_points(self, m, "key_points", back)
+        bonus_points = read_points(self, m, "bonus_points", back)
 
         fact_names = {c.name for c in claims if c.name}
         names = param_names | declared | fact_names | self.constant_names
@@ -354,6 +358,8 @@ class _FileValidator(_ClaimsMixin):
             unproven=self.unproven,
             constraints=constraints,
             mistakes=mistakes,
+            key_points=key_points,
+            bonus_points=bonus_points,
         )
 
     def deck_name(self, m: LMap, default: str) -> str:

@@ -34,6 +34,8 @@ COMMON_KEYS = (
     "constraints",
     "verify",
     "mistakes",
+    "key_points",
+    "bonus_points",
 )
 TYPE_KEYS: dict[CardType, tuple[str, ...]] = {
     CardType.BASIC: (),
