@@ -181,6 +181,8 @@ class _FileValidator(_ClaimsMixin):
                 f"expected a mapping with a 'cards:' list at the top, found {_describe(data)}",
             )
             return [], self.problems
+        if "interviews" in data and "cards" not in data:
+            return [], []  # an interview script file: deck.interview.loader reads those
         self.unknown_keys(data, FILE_KEYS, "", " at file level")
         deck = self.deck_name(data, "default")
         tags = self.str_list(data, "tags", "tags")
