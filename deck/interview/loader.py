@@ -66,10 +66,11 @@ def script_files(paths: Iterable[Path]) -> list[Path]:
 
 
 def load_scripts(
-    paths: Sequence[Path], *, display_root: Path | None = None
+    paths: Sequence[Path], *, display_root: Path | None = None, skip_other: bool = False
 ) -> tuple[list[Script], list[Problem]]:
     """Every valid script under ``paths`` and every problem; never raises for bad content.
-    Script ids must be unique across all the files."""
+    Script ids must be unique across all the files. With ``skip_other``, files that are
+    not script files (card files) are passed over in silence."""
     scripts: list[Script] = []
     problems: list[Problem] = []
     seen: dict[str, Script] = {}
@@ -83,6 +84,10 @@ def load_scripts(
             problems.append(problem)
             continue
         assert text is not None
+        if skip_other:
+            data, problem = parse_yaml(text, shown)
+            if problem is not None or not is_script_data(data):
+                continue
         found, file_problems = load_script_text(text, shown)
         problems.extend(file_problems)
         for script in found:
@@ -204,8 +209,9 @@ class _ScriptValidator(_Base):
             )
             return None
         before = len(self.problems)
+        self.script_id = f"#{index + 1}"
         script_id = self.slug(m, "id")
-        self.script_id = script_id or f"#{index + 1}"
+        self.script_id = script_id or self.script_id
         self.unknown_keys(m, SCRIPT_KEYS, "")
         title = self.text(m, "title", "title", required=True)
         if title is not None and not title.strip():
@@ -336,15 +342,16 @@ class _ScriptValidator(_Base):
     def graph(self, questions: list[Question]) -> None:
         """Follow-ups lead to questions of the script, without cycles, reaching every one."""
         cards = {q.card: q for q in questions}
+        index = {q.card: i for i, q in enumerate(questions)}
         for q in questions:
             for j, f in q.follow_ups.items():
                 if f.card not in cards:
                     self.report(
                         self.pos_of(f),
-                        f"follow_ups.{j.value}.card",
+                        f"questions[{index[q.card]}].follow_ups.{j.value}.card",
                         f"{f.card!r} is not a question of this interview{suggest(f.card, cards)}",
                     )
-        # Depth-first search from the start; a grey node met again closes a cycle.
+        # Depth-first search; a grey node met again closes a cycle.
         colour: dict[str, int] = {}
 
         def visit(card: str) -> None:
@@ -355,23 +362,28 @@ class _ScriptValidator(_Base):
                 if colour.get(f.card) == 1:
                     self.report(
                         self.pos_of(f),
-                        f"follow_ups.{j.value}.card",
-                        f"{card!r} → {f.card!r} closes a cycle: an interview never asks a card twice",
+                        f"questions[{index[card]}].follow_ups.{j.value}.card",
+                        f"{card!r} → {f.card!r} closes a cycle: an interview never asks a "
+                        "card twice",
                     )
                 elif f.card not in colour:
                     visit(f.card)
             colour[card] = 2
 
-        if questions:
-            visit(questions[0].card)
-        for q in questions:
+        if not questions:
+            return
+        visit(questions[0].card)
+        unreached = [q for q in questions if q.card not in colour]
+        for q in unreached:
+            loc = q.location
+            self.report(
+                Pos(loc.line, loc.col) if loc else None,
+                f"questions[{index[q.card]}]",
+                f"{q.card!r} is never reached from the first question ({questions[0].card!r})",
+            )
+        for q in unreached:
             if q.card not in colour:
-                loc = q.location
-                self.report(
-                    Pos(loc.line, loc.col) if loc else None,
-                    "questions",
-                    f"{q.card!r} is never reached from the first question ({questions[0].card!r})",
-                )
+                visit(q.card)
 
     @staticmethod
     def pos_of(f: FollowUp) -> Pos | None:
