@@ -330,10 +330,10 @@ class _ScriptValidator(_Base):
             card = self.text(value, "card", f"{sub}.card", required=True)
             why = self.text(value, "why", f"{sub}.why", required=True)
             if why is not None and not why.strip():
+                # Reported; still an edge of the graph, so no "never reached" follows from it.
                 self.report(
                     value.where("why"), f"{sub}.why", "is empty: say why this question comes next"
                 )
-                continue
             if card is None or why is None:
                 continue
             out[Judgement(key)] = FollowUp(card, why.strip(), self.loc(value.where("card")))
