@@ -27,7 +27,7 @@ from deck.review.store import Store
 from quizcoll.cli.cmd_interview import plain_interview
 from quizcoll.cli.main import main
 from quizcoll.collection import load
-from quizcoll.interviewing import builtin_scripts_dir, load_interviews
+from quizcoll.interviewing import load_interviews
 
 FIXTURE = Path(__file__).parent / "fixtures" / "interview"
 CARDS = FIXTURE / "cards.yaml"
