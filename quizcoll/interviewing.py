@@ -19,7 +19,7 @@ from deck.base.errors import DeckError, Problem
 from deck.cards.model import Card, Collection
 from deck.cards.registry import suggest
 from deck.interview.engine import MAX_SEED, InterviewRun
-from deck.interview.loader import card_problems, load_scripts
+from deck.interview.loader import load_scripts
 from deck.interview.model import Script
 from deck.review.store import InterviewRecord, Store
 
@@ -31,10 +31,13 @@ def builtin_scripts_dir() -> Path:
 
 @dataclass(frozen=True)
 class Interviews:
-    """The scripts whose every card is in the collection, and every problem found."""
+    """The scripts whose every card is in the collection, the problems of the script files,
+    and the scripts left out because the collection lacks one of their cards (a collection
+    of one's own cards, ``--cards``: ``quizcoll check`` reports those as problems)."""
 
     scripts: tuple[Script, ...]
     problems: tuple[Problem, ...]
+    unavailable: tuple[str, ...] = ()
 
     def by_id(self) -> dict[str, Script]:
         return {s.id: s for s in self.scripts}
@@ -44,17 +47,13 @@ class Interviews:
 
 
 def load_interviews(collection: Collection, paths: Sequence[Path] | None = None) -> Interviews:
-    """The scripts under ``paths`` (default: the built-in ones) checked against
-    ``collection``: a script naming a card the collection lacks is reported and left out."""
+    """The scripts under ``paths`` (default: the built-in ones) that ``collection`` can run."""
     root = builtin_scripts_dir()
     display = Path.cwd() if paths else root.parent.parent
     scripts, problems = load_scripts(list(paths or [root]), display_root=display)
     ids = collection.by_id()
-    missing = card_problems(scripts, ids)
-    bad = {s.id for s in scripts if any(q.card not in ids for q in s.questions)}
-    return Interviews(
-        tuple(s for s in scripts if s.id not in bad), tuple(problems) + tuple(missing)
-    )
+    bad = [s.id for s in scripts if any(q.card not in ids for q in s.questions)]
+    return Interviews(tuple(s for s in scripts if s.id not in bad), tuple(problems), tuple(bad))
 
 
 def new_seed() -> int:
@@ -69,12 +68,23 @@ def pick_script(
     scripts = interviews.by_id()
     if script_id is not None:
         script = scripts.get(script_id)
+        if script is None and script_id in interviews.unavailable:
+            raise DeckError(f"interview {script_id!r} asks cards that are not loaded")
         if script is None:
             raise DeckError(f"no interview {script_id!r}{suggest(script_id, scripts)}")
         if topic is not None and script.topic != topic:
             raise DeckError(f"interview {script_id!r} is about {script.topic!r}, not {topic!r}")
         return script
     pool = [s for s in interviews.scripts if topic is None or s.topic == topic]
+    if not pool and not interviews.scripts:
+        raise DeckError(
+            "no interview can run on these cards"
+            + (
+                f" ({len(interviews.unavailable)} script(s) name cards not loaded)"
+                if interviews.unavailable
+                else ""
+            )
+        )
     if not pool:
         topics = interviews.topics()
         raise DeckError(
