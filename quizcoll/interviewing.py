@@ -22,11 +22,7 @@ from deck.interview.engine import MAX_SEED, InterviewRun
 from deck.interview.loader import load_scripts
 from deck.interview.model import Script
 from deck.review.store import InterviewRecord, Store
-
-
-def builtin_scripts_dir() -> Path:
-    """The interview scripts shipped with the ``quizcoll`` distribution."""
-    return Path(__file__).resolve().parent / "interviews"
+from quizcoll.paths import builtin_scripts_dir
 
 
 @dataclass(frozen=True)

@@ -196,3 +196,26 @@ async def test_reachable_from_home_and_the_palette_and_the_script_list(tmp_path:
         assert screen.state == "done" and "No question was answered" in _text(
             screen, "#iv-question"
         )
+
+
+@run_async
+async def test_the_command_line_opens_the_app_on_the_interview(tmp_path: Path) -> None:
+    from quizcoll.tui.interview_app import InterviewApp
+
+    env = AppEnv(
+        db_path=tmp_path / "r.db",
+        cards=[CARDS],
+        clock=Clock(),
+        seeds=fixed_seeds(9),
+        config=Config(default=Settings(fuzz=False)),
+        tz=UTC,
+    )
+    app = InterviewApp(env, "iv-test", 4, [SCRIPTS])
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, InterviewScreen) and app.screen.state == "asking"
+        )
+        assert app.screen.run.seed == 4
+        assert f"seed {instance_seed(4, 'iv-gather-vs-reduce')}" in plain(
+            app.screen.query_one("#iv-question")
+        )

@@ -171,7 +171,7 @@ def _with_interviews(collection: Collection, paths: list[Path]) -> Collection:
     from dataclasses import replace
 
     from deck.interview.loader import card_problems, load_scripts
-    from quizcoll.interviewing import builtin_scripts_dir
+    from quizcoll.paths import builtin_scripts_dir
 
     if not paths:
         root = builtin_scripts_dir()

@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     script = pick_script(interviews, args.interview, args.topic, seed)
     db = args.db or default_db_path()
     if not args.plain and not args.json and sys.stdin.isatty() and sys.stdout.isatty():
-        from quizcoll.tui.screens.interview import run_interview_app
+        from quizcoll.tui.interview_app import run_interview_app
 
         return run_interview_app(args.cards, db, script.id, seed, scripts=args.scripts)
     import time

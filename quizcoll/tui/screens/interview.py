@@ -301,24 +301,3 @@ class InterviewScreen(QuizScreen):
             return self.state == "done"
         return True
 
-
-def run_interview_app(
-    cards: Sequence[Path] | None,
-    db_path: Path,
-    script_id: str | None,
-    seed: int | None,
-    *,
-    scripts: Sequence[Path] | None = None,
-) -> int:
-    """``quizcoll interview`` on a terminal: the app, opened straight on the interview."""
-    from quizcoll.tui.app import QuizApp
-    from quizcoll.tui.services.env import AppEnv
-
-    class InterviewApp(QuizApp):
-        def on_mount(self) -> None:
-            super().on_mount()
-            self.push_screen(InterviewScreen(script_id, seed, scripts=scripts))
-
-    app = InterviewApp(AppEnv(db_path=Path(db_path), cards=list(cards) if cards else None))
-    app.run()
-    return app.return_code or 0
