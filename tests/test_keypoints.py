@@ -4,7 +4,7 @@ loader's validation of ``key_points`` / ``bonus_points`` (terms must occur in th
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deck.answers.keypoints import Judgement, coverage_verdict, match_points, overruled
@@ -76,6 +76,7 @@ def point(name: str, *terms: str) -> KeyPoint:
     return KeyPoint(name, tuple(terms))
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # machine speed is no test
 @given(st.sampled_from(sorted(INFLECTIONS)), st.data(), filler, filler, separators, separators)
 def test_inflections_match(
     term: str, data: st.DataObject, before: str, after: str, s1: str, s2: str
@@ -86,6 +87,7 @@ def test_inflections_match(
     assert index_text(term).contains(form)  # both ways
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # machine speed is no test
 @given(st.sampled_from(CONTAINED), filler, filler, separators, separators)
 def test_no_match_inside_another_word(
     pair: tuple[str, str], before: str, after: str, s1: str, s2: str
@@ -95,6 +97,7 @@ def test_no_match_inside_another_word(
     assert not index_text(text).contains(term), text
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # machine speed is no test
 @given(
     st.sampled_from(sorted(INFLECTIONS)),
     st.text(alphabet="bcdfghjkmnpqrtvwxz", min_size=1, max_size=4),
@@ -104,6 +107,7 @@ def test_a_prefix_makes_another_word(term: str, prefix: str, after: str) -> None
     assert not index_text(f"{prefix}{term} {after}").contains(term)
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # machine speed is no test
 @given(st.sampled_from(sorted(SPELLINGS)), st.data(), filler, filler, separators)
 def test_spacing_hyphens_and_case_do_not_matter(
     term: str, data: st.DataObject, before: str, after: str, sep: str
@@ -112,6 +116,7 @@ def test_spacing_hyphens_and_case_do_not_matter(
     assert index_text(f"{before}{sep}{form}{sep}{after}").contains(term)
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # machine speed is no test
 @given(st.sampled_from(sorted(INFLECTIONS)), st.data())
 def test_case_does_not_matter(term: str, data: st.DataObject) -> None:
     flips = data.draw(st.lists(st.booleans(), min_size=len(term), max_size=len(term)))
@@ -120,6 +125,7 @@ def test_case_does_not_matter(term: str, data: st.DataObject) -> None:
     assert index_text(f"we {term} it").contains(cased)
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # machine speed is no test
 @given(
     st.text(alphabet="abcdefghijklmnopqrtuvwxyz", min_size=3, max_size=10).filter(
         lambda w: w[-1] not in "esiy" and w[-1] != w[-2]
