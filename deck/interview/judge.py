@@ -45,7 +45,8 @@ def judge(card: Card, instance: Instance, answer: str, registry: Registry | None
     given = answer_text(answer).strip()
     if not given:
         v = give_up(card, instance, registry)
-        return Answered("", Judgement.WRONG, v.exact, v.solution, "I don't know: " + v.message)
+        said = f"the answer is {v.exact}." if v.exact else "the model answer follows."
+        return Answered("", Judgement.WRONG, v.exact, v.solution, f"I don't know: {said}")
     if card.type is CardType.BASIC:
         v = reveal(card, instance, registry)
         if not card.key_points:
