@@ -81,7 +81,8 @@ def load_scripts(
             continue
         text, problem = read_text(path, shown)
         if problem is not None:
-            problems.append(problem)
+            if not skip_other:  # else the card loader reports the file
+                problems.append(problem)
             continue
         assert text is not None
         if skip_other:

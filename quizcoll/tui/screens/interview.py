@@ -300,4 +300,3 @@ class InterviewScreen(QuizScreen):
         if action == "to_review":
             return self.state == "done"
         return True
-
