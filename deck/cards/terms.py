@@ -27,6 +27,7 @@ which each term is a set lookup; callers cap the text (``deck.base.typed.answer_
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -99,6 +100,7 @@ def _forms(parts: list[str]) -> tuple[str, str]:
     return "".join(stem(p) for p in parts), "".join(parts[:-1]) + stem(parts[-1])
 
 
+@functools.lru_cache(maxsize=8192)  # a card's terms are looked up at every answer
 def term_keys(term: str) -> tuple[str, ...]:
     """The keys a Latin-script term is looked up by (empty for a term with no words)."""
     words = [_SPLIT_PARTS.split(m.group()) for m in _COMPOUND.finditer(normalise(term))]
@@ -129,17 +131,28 @@ class IndexedText:
 
 
 def index_text(text: str) -> IndexedText:
-    """Index ``text`` for :meth:`IndexedText.contains`: O(len(text) · MAX_RUN_WORDS)."""
+    """Index ``text`` for :meth:`IndexedText.contains`: O(len(text) · MAX_RUN_WORDS).
+
+    Each part is stemmed once; the two spellings of every run (see :func:`_forms`) are
+    grown word by word from each start."""
     norm = normalise(text)
     words = [_SPLIT_PARTS.split(m.group()) for m in _COMPOUND.finditer(norm)]
+    stemmed = [[stem(p) for p in w] for w in words]
     keys: set[str] = set()
     for start in range(len(words)):
-        parts: list[str] = []
-        for word in words[start : start + MAX_RUN_WORDS]:
-            parts.extend(word)
-            if sum(len(p) for p in parts) > MAX_TERM_CHARS:
+        raw = every_stem = ""
+        for word, stems in zip(
+            words[start : start + MAX_RUN_WORDS],
+            stemmed[start : start + MAX_RUN_WORDS],
+            strict=True,
+        ):
+            before_last = raw + "".join(word[:-1])
+            raw = before_last + word[-1]
+            if len(raw) > MAX_TERM_CHARS:
                 break
-            keys.update(_forms(parts))
+            every_stem += "".join(stems)
+            keys.add(every_stem)
+            keys.add(before_last + stems[-1])
     return IndexedText(frozenset(keys), _NOT_WORD.sub("", norm))
 
 
