@@ -255,3 +255,24 @@ def test_empty_key_points_list_is_a_problem() -> None:
         "t.yaml:6:17: card 'allreduce-basic': key_points: expected a non-empty list of "
         "{point, terms}, found an empty list"
     ]
+
+
+VOCAB = sorted({w for forms in INFLECTIONS.values() for w in forms} | set(INFLECTIONS))
+VOCAB += ["reduce-scatter", "all", "allreduce", "all-gather", "every", "kv", "cache", "所有", "的"]
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # machine speed is no test
+@given(
+    st.lists(st.sampled_from(VOCAB), max_size=30),
+    st.lists(
+        st.lists(st.sampled_from(VOCAB), min_size=1, max_size=3).map(" ".join),
+        min_size=1,
+        max_size=6,
+    ),
+    separators,
+)
+def test_an_index_for_some_terms_finds_what_the_full_index_finds(
+    words: list[str], terms: list[str], sep: str
+) -> None:
+    text = sep.join(words)
+    assert index_text(text, terms).found(terms) == index_text(text).found(terms)

@@ -116,7 +116,8 @@ def match_points(
     """Which points ``answer`` covers. The answer is length-capped first
     (:func:`deck.base.typed.answer_text` raises ``AnswerTooLong``); the cost is linear in
     its length plus one lookup per term."""
-    indexed = index_text(answer_text(answer))
+    terms = [t for p in (*key_points, *bonus_points) for t in p.terms]
+    indexed = index_text(answer_text(answer), terms)
     return Coverage(
         tuple(PointMatch(p, tuple(indexed.found(p.terms))) for p in key_points),
         tuple(PointMatch(p, tuple(indexed.found(p.terms))) for p in bonus_points),

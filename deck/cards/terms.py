@@ -58,6 +58,7 @@ def normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+@functools.lru_cache(maxsize=65536)  # a collection's vocabulary is small; its backs are long
 def stem(word: str) -> str:
     """``word`` (already normalised) without its inflectional suffixes and a final ``e``.
 
@@ -112,17 +113,21 @@ def term_keys(term: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class IndexedText:
-    """A text prepared for term lookups: the keys of every run of whole words, and the
-    compact form (no spaces or punctuation) that CJK terms are searched in."""
+    """A text prepared for term lookups: the keys of its runs of whole words, and the
+    compact form (no spaces or punctuation) that CJK terms are searched in. Built for a
+    set of terms (``for_terms``), only those may be looked up."""
 
     keys: frozenset[str]
     compact: str
+    for_terms: frozenset[str] | None = None
 
     def contains(self, term: str) -> bool:
         """Whether ``term`` occurs in the text (see the module docstring for the rules)."""
         if is_cjk(term):
             needle = _NOT_WORD.sub("", normalise(term))
             return bool(needle) and needle in self.compact
+        if self.for_terms is not None and term not in self.for_terms:
+            raise ValueError(f"the text was indexed for other terms than {term!r}")
         return any(k in self.keys for k in term_keys(term))
 
     def found(self, terms: Iterable[str]) -> list[str]:
@@ -130,30 +135,47 @@ class IndexedText:
         return [t for t in terms if self.contains(t)]
 
 
-def index_text(text: str) -> IndexedText:
-    """Index ``text`` for :meth:`IndexedText.contains`: O(len(text) · MAX_RUN_WORDS).
+def _prefixes(terms: Iterable[str]) -> frozenset[str]:
+    return frozenset(k[:i] for t in terms for k in term_keys(t) for i in range(1, len(k) + 1))
 
-    Each part is stemmed once; the two spellings of every run (see :func:`_forms`) are
-    grown word by word from each start."""
+
+def index_text(text: str, terms: Iterable[str] | None = None) -> IndexedText:
+    """Index ``text`` for :meth:`IndexedText.contains` (for ``terms`` only, when given).
+
+    Every part is stemmed once, and the two spellings of each run of words (see
+    :func:`_forms`) are grown word by word from each start, for at most
+    :data:`MAX_RUN_WORDS` words; with ``terms``, a run stops growing as soon as neither
+    spelling begins any of their keys, so a text costs about one step per word. Linear in
+    the length of the text either way."""
     norm = normalise(text)
-    words = [_SPLIT_PARTS.split(m.group()) for m in _COMPOUND.finditer(norm)]
-    stemmed = [[stem(p) for p in w] for w in words]
+    # Per word: its parts but the last (raw), its last part, all parts stemmed, the last stemmed.
+    words = []
+    for m in _COMPOUND.finditer(norm):
+        parts = _SPLIT_PARTS.split(m.group())
+        stems = [stem(p) for p in parts]
+        words.append(("".join(parts[:-1]), parts[-1], "".join(stems), stems[-1]))
+    wanted = None if terms is None else frozenset(terms)
+    prefixes = None if wanted is None else _prefixes(wanted)
     keys: set[str] = set()
-    for start in range(len(words)):
+    n = len(words)
+    for start in range(n):
         raw = every_stem = ""
-        for word, stems in zip(
-            words[start : start + MAX_RUN_WORDS],
-            stemmed[start : start + MAX_RUN_WORDS],
-            strict=True,
-        ):
-            before_last = raw + "".join(word[:-1])
-            raw = before_last + word[-1]
-            if len(raw) > MAX_TERM_CHARS:
+        for j in range(start, min(n, start + MAX_RUN_WORDS)):
+            inner, last, all_stems, last_stem = words[j]
+            before_last = raw + inner
+            raw = before_last + last
+            every_stem += all_stems
+            last_stemmed = before_last + last_stem
+            if len(every_stem) > MAX_TERM_CHARS and len(last_stemmed) > MAX_TERM_CHARS:
                 break
-            every_stem += "".join(stems)
             keys.add(every_stem)
-            keys.add(before_last + stems[-1])
-    return IndexedText(frozenset(keys), _NOT_WORD.sub("", norm))
+            keys.add(last_stemmed)
+            # Longer runs spell every_stem + … or raw + …: stop when no key starts so.
+            if prefixes is not None and every_stem not in prefixes and raw not in prefixes:
+                break
+    if wanted is not None:
+        keys &= {k for t in wanted for k in term_keys(t)}
+    return IndexedText(frozenset(keys), _NOT_WORD.sub("", norm), wanted)
 
 
 def term_problem(term: str) -> str | None:

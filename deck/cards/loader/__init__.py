@@ -298,8 +298,7 @@ class _FileValidator(_ClaimsMixin):
         mistakes = read_mistakes(self, m, ctype, known, len(options), correct)
         from deck.cards.loader.keypoints import read_points
 
-        key_points = read_points(self, m, "key_points", back)
-        bonus_points = read_points(self, m, "bonus_points", back)
+        key_points, bonus_points = read_points(self, m, back)
 
         fact_names = {c.name for c in claims if c.name}
         names = param_names | declared | fact_names | self.constant_names

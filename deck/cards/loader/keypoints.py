@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from deck.cards.model import KeyPoint
-from deck.cards.terms import index_text, term_problem
+from deck.cards.terms import IndexedText, index_text, term_problem
 from deck.cards.yamlsource import LList, LMap
 
 POINT_KEYS = ("point", "terms")
@@ -21,20 +21,33 @@ MAX_POINTS = 20
 MAX_TERMS = 40
 
 
-def read_points(v: Any, m: LMap, key: str, back: str) -> tuple[KeyPoint, ...]:
-    """The valid points of ``m[key]``; every fault is reported through ``v.report``."""
+def read_points(v: Any, m: LMap, back: str) -> tuple[tuple[KeyPoint, ...], tuple[KeyPoint, ...]]:
+    """The card's valid key points and bonus points; every fault is reported through
+    ``v.report``. The back is indexed once, for the terms of both lists."""
+    lists = [_read_list(v, m, key) for key in ("key_points", "bonus_points")]
+    if not any(lists):
+        return (), ()
+    indexed = index_text(back, [t for valid in lists for _, terms, _, _ in valid for t in terms])
+    key_points, bonus_points = (_in_back(v, valid, indexed) for valid in lists)
+    return key_points, bonus_points
+
+
+_Valid = list[tuple[str, tuple[str, ...], LMap, str]]
+
+
+def _read_list(v: Any, m: LMap, key: str) -> _Valid:
+    """The well-formed points of ``m[key]`` (text, terms, their mapping, field name)."""
     if key not in m:
-        return ()
+        return []
     raw = m[key]
     if not isinstance(raw, LList) or not raw:
         found = "an empty list" if isinstance(raw, LList) else "something else"
         v.report(m.where(key), key, f"expected a non-empty list of {{point, terms}}, found {found}")
-        return ()
+        return []
     if len(raw) > MAX_POINTS:
         v.report(m.where(key), key, f"{len(raw)} points; at most {MAX_POINTS}")
-        return ()
-    indexed = index_text(back)
-    out: list[KeyPoint] = []
+        return []
+    valid: _Valid = []
     for i, item in enumerate(raw):
         field = f"{key}[{i}]"
         if not isinstance(item, LMap):
@@ -67,8 +80,15 @@ def read_points(v: Any, m: LMap, key: str, back: str) -> tuple[KeyPoint, ...]:
             if problem is not None:
                 v.report(item["terms"].where(j), f"{field}.terms[{j}]", problem)
                 bad = True
-        if bad or point is None:
-            continue
+        if not bad and point is not None:
+            valid.append((point.strip(), tuple(terms), item, field))
+    return valid
+
+
+def _in_back(v: Any, valid: _Valid, indexed: IndexedText) -> tuple[KeyPoint, ...]:
+    """The points with a term in the back; a problem for each of the others."""
+    out: list[KeyPoint] = []
+    for point, terms, item, field in valid:
         if not indexed.found(terms):
             shown = ", ".join(terms[:4]) + (", ..." if len(terms) > 4 else "")
             v.report(
@@ -78,5 +98,5 @@ def read_points(v: Any, m: LMap, key: str, back: str) -> tuple[KeyPoint, ...]:
                 "answer and must make this point",
             )
             continue
-        out.append(KeyPoint(point.strip(), tuple(terms), v.loc(item.pos)))
+        out.append(KeyPoint(point, terms, v.loc(item.pos)))
     return tuple(out)
