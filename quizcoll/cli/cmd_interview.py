@@ -85,6 +85,11 @@ def run(args: argparse.Namespace) -> int:
     script = pick_script(interviews, args.interview, args.topic, seed)
     db = args.db or default_db_path()
     if not args.plain and not args.json and sys.stdin.isatty() and sys.stdout.isatty():
+        if args.to_review or args.no_save:
+            raise UsageError(
+                "--to-review and --no-save belong to the line protocol: add --plain "
+                "(in the app, t on the scorecard sends the weak cards to review)"
+            )
         from quizcoll.tui.interview_app import run_interview_app
 
         return run_interview_app(args.cards, db, script.id, seed, scripts=args.scripts)
