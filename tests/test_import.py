@@ -139,8 +139,7 @@ def test_anki_package_becomes_a_card_file_check_accepts(
         "skipped 1 note(s) of type 'Vocab 3': not a basic or cloze note type "
         "(fields: Word, Meaning, Example)"
     )
-    assert err[-2] == f"imported 7 card(s) (5 basic, 2 cloze) to {out}"
-    assert err[-1].startswith("note: the app loads card files from ")  # N6
+    assert err[-1] == f"imported 7 card(s) (5 basic, 2 cloze) to {out}"
     checked = quizcoll("check", str(out))
     assert checked.returncode == 0, checked.stdout + checked.stderr
 

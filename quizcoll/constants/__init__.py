@@ -25,6 +25,7 @@ MODULES: tuple[str, ...] = (
     "hardware",
     "training",
     "memory",
+    "published",
 )
 
 # Words that start with a digit but name things, from every subject module that has some.

@@ -39,6 +39,7 @@ from deck.base.safeio import database_path
 from deck.cards.model import Rating
 from deck.review.anki import leech_alert
 from deck.review.scheduler import CardState, Phase, format_time
+from deck.review.store.interviews import InterviewRecord, InterviewsMixin
 from deck.review.store.maintenance import Maintenance
 from deck.review.store.records import (
     MAX_ANSWER_TEXT,
@@ -69,6 +70,7 @@ from deck.review.store.schema import (
     _row_to_record,
     _row_to_review,
 )
+from deck.review.store.sessions import SessionBusy, SessionLock
 
 # The records, errors and limits callers use come from here, with the Store.
 __all__ = [
@@ -79,11 +81,13 @@ __all__ = [
     "SCHEMA_VERSION",
     "CardRecord",
     "CorruptDatabase",
+    "InterviewRecord",
     "MergeResult",
     "NewerDatabase",
     "NoDatabase",
     "NotQuizcollDatabase",
     "Review",
+    "SessionBusy",
     "Snapshot",
     "StaleState",
     "Store",
@@ -95,12 +99,13 @@ __all__ = [
 # -- the store ----------------------------------------------------------------------------
 
 
-class Store(Maintenance):
+class Store(Maintenance, InterviewsMixin):
     """An open review database. Use :meth:`open`; close it (or use it as a context manager)."""
 
     def __init__(self, path: Path, db: sqlite3.Connection) -> None:
         self.path = path
         self._db = db
+        self._session: SessionLock | None = None
 
     @classmethod
     def open(cls, path: Path | str, *, create: bool = True) -> Store:
@@ -155,7 +160,16 @@ class Store(Maintenance):
     # -- plumbing ------------------------------------------------------------------------
 
     def close(self) -> None:
+        if self._session is not None:
+            self._session.release()
+            self._session = None
         self._db.close()
+
+    def hold_session(self) -> None:
+        """Mark this store as an open review session until :meth:`close`: a ``rename`` in
+        another process is refused meanwhile (:mod:`deck.review.store.sessions`)."""
+        if self._session is None and self.path != Path(":memory:"):
+            self._session = SessionLock(self.path, exclusive=False)
 
     def __enter__(self) -> Store:
         return self

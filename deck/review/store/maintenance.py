@@ -41,7 +41,20 @@ class Maintenance:
     def rename_card(self, old: str, new: str) -> int:
         """Carry the history and state of card ``old`` to the id ``new``, in one transaction;
         returns the reviews moved. Refused when ``new`` already has a record or reviews (two
-        histories are never mixed) or ``old`` has neither."""
+        histories are never mixed) or ``old`` has neither, and while a review session holds
+        the database (:mod:`deck.review.store.sessions`: it would go on rating ``old``)."""
+        from pathlib import Path
+
+        from deck.review.store.sessions import SessionLock
+
+        lock = None if self.path == Path(":memory:") else SessionLock(self.path, exclusive=True)
+        try:
+            return self._rename(old, new)
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def _rename(self, old: str, new: str) -> int:
         with self._write() as db:
             for card_id in (new, old):
                 has = db.execute(
