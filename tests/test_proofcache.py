@@ -245,8 +245,8 @@ def test_the_fingerprint_covers_data_files_and_library_versions(
     # The collection is keyed card by card, not here: editing a card keeps other proofs.
     (root / "cards" / "c.yaml").write_text("cards: [] # edited\n")
     assert fingerprint.code_fingerprint([root]) == base
+    real = fingerprint._version
     for library in fingerprint.LIBRARIES:
-        real = fingerprint._version
         monkeypatch.setattr(
             fingerprint, "_version", lambda n, lib=library: "0.0" if n == lib else real(n)
         )
