@@ -191,6 +191,12 @@ class Constant:
     Cards refer to constants by name (in spans and in ``expect`` formulas) instead of typing
     the figure: ``fp16_bytes``, ``h100_reported_bytes``. ``value`` is in base units of
     ``dimension`` (bytes, bytes/s, seconds, a count or a ratio); ``unit`` is how it is shown.
+
+    Provenance: a constant is *cited* (``source`` names the paper, datasheet, file at a
+    version or measurement; ``quote`` is the figure as that source prints it, and ``check``
+    verifies that the quote prints ``value``) or *derived* (``derived`` names the code that
+    computes it). A proof's ``expect`` may use cited constants only: a derived one would hold
+    the code to itself. ``where`` is the ``PATH:LINE`` of its record in a data file.
     """
 
     name: str
@@ -199,6 +205,14 @@ class Constant:
     source: str
     unit: str = ""
     summary: str = ""
+    quote: str = ""
+    derived: str = ""
+    where: str = ""
+
+    @property
+    def cited(self) -> bool:
+        """True unless the constant is computed by the application's code."""
+        return not self.derived
 
 
 class ArgumentError(DeckError):
