@@ -23,6 +23,19 @@ from deck.base.errors import DeckError
 from deck.units import Dim
 
 
+class Derivation(enum.Enum):
+    """How one side of a proof obtains its value. Two sides share no formula when at least
+    one of them is not a closed form: a simulation, an enumeration or a search of the
+    executable, a real library's measurement, or a published figure (a cited constant)."""
+
+    SIMULATED = "simulated"
+    ENUMERATED = "enumerated"
+    SEARCHED = "searched"
+    MEASURED = "measured"
+    PUBLISHED = "published"
+    CLOSED_FORM = "closed form"
+
+
 class ParamKind(enum.Enum):
     """What kind of value an executable parameter takes."""
 
@@ -234,6 +247,7 @@ class Registry:
         self._terms: set[str] = set()
         self._labels: dict[str, str] = {}
         self._detectors: list[Any] = []  # deck.answers.mistakes.Detector (kept import-free here)
+        self._derivations: dict[str, tuple[Derivation, str]] = {}
         for ex in executables:
             self.add(ex)
 
@@ -288,6 +302,18 @@ class Registry:
     def detectors(self) -> tuple[Any, ...]:
         """The registered mistake detectors, in registration order."""
         return tuple(self._detectors)
+
+    def declare_derivation(self, name: str, how: Derivation, why: str) -> None:
+        """How executable ``name`` computes its results (a closed form unless declared)."""
+        if name not in self._by_name:
+            raise ValueError(f"derivation of {name!r}: no such executable")
+        if not why.strip():
+            raise ValueError(f"derivation of {name!r}: say why")
+        self._derivations[name] = (how, why)
+
+    def derivation(self, name: str) -> tuple[Derivation, str]:
+        """How executable ``name`` computes: ``(how, why)``; undeclared is a closed form."""
+        return self._derivations.get(name, (Derivation.CLOSED_FORM, "not declared"))
 
     def add(self, executable: Executable) -> Executable:
         if executable.name in self._by_name:

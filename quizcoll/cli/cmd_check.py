@@ -261,12 +261,16 @@ def _jobs(requested: int | None) -> int:
 def _coverage(collection: Collection, registry: Registry | None, as_json: bool) -> int:
     """Print per-card and collection coverage; 1 when anything shown is unproven."""
     from deck.proving.coverage import collection_coverage
+    from deck.proving.independence import collection_independence
     from quizcoll.cli.common import print_json
 
     rows = collection_coverage(collection, registry)
+    held = collection_independence(collection.cards, registry)
     proven = sum(r.proven for r in rows)
     total = sum(r.total for r in rows)
     share = proven / total if total else 1.0
+    computed = [h for h in held if h.computed]
+    independent = sum(1 for h in computed if h.independent)
     if as_json:
         print_json(
             {
@@ -275,6 +279,9 @@ def _coverage(collection: Collection, registry: Registry | None, as_json: bool) 
                         "card": r.card_id,
                         "proven": r.proven,
                         "total": r.total,
+                        "computed": h.computed,
+                        "independent": h.independent if h.computed else None,
+                        "derivations": [p.to_dict() for p in h.pairs],
                         "items": [
                             {
                                 "field": i.field,
@@ -285,22 +292,32 @@ def _coverage(collection: Collection, registry: Registry | None, as_json: bool) 
                             for i in r.items
                         ],
                     }
-                    for r in rows
+                    for r, h in zip(rows, held, strict=True)
                 ],
                 "proven": proven,
                 "total": total,
                 "share": share,
+                "computed_cards": len(computed),
+                "independent_cards": independent,
             }
         )
     else:
-        for r in rows:
-            print(f"{r.card_id}: {r.proven}/{r.total} proven")
+        for r, h in zip(rows, held, strict=True):
+            held_by = ""
+            if h.computed:
+                held_by = (
+                    "; answer held independently"
+                    if h.independent
+                    else "; answer: closed forms only"
+                )
+            print(f"{r.card_id}: {r.proven}/{r.total} proven{held_by}")
             for i in r.items:
                 if not i.proven:
                     print(f"    {i.location}: {i.field}: unproven {i.text!r}")
         print(
             f"coverage: {proven:,} of {total:,} displayed numbers proven "
-            f"({share * 100:.1f}%) in {len(rows)} card(s)"
+            f"({share * 100:.1f}%) in {len(rows)} card(s); {independent} of {len(computed)} "
+            "computed answers held to a derivation sharing no formula with their executable"
         )
     return 1 if proven < total else 0
 

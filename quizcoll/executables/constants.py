@@ -59,6 +59,9 @@ def gpu_terms() -> tuple[str, ...]:
 
 
 def register(registry: Registry) -> None:
+    from quizcoll.executables import derivations
+
     for constant in (*all_constants(), *derived_constants()):
         registry.add_constant(constant)
     registry.add_terms(*TERMS, *gpu_terms())
+    derivations.register(registry)  # the executables are registered before the constants
