@@ -340,6 +340,9 @@ def _mutate(args: argparse.Namespace) -> int:
                 "total": report.total,
                 "caught": report.caught,
                 "score": report.score,
+                "visible_total": report.visible_total,
+                "visible_caught": report.visible_caught,
+                "visible_score": report.visible_score,
                 "by_kind": {k: {"caught": c, "total": t} for k, (c, t) in report.by_kind.items()},
                 "survivors": [m.describe() for m in report.survivors],
             }
@@ -350,7 +353,9 @@ def _mutate(args: argparse.Namespace) -> int:
         for m in report.survivors:
             print(f"survived: {m.describe()}")
         print(
-            f"mutation score: {report.caught:,} of {report.total:,} mutations caught "
+            f"mutation score: {report.visible_caught:,} of {report.visible_total:,} edits of "
+            f"what a learner reads caught ({report.visible_percent}); all edits, proofs' own "
+            f"expect/args/tolerances/sweeps included: {report.caught:,} of {report.total:,} "
             f"({report.percent})"
         )
     return 1 if report.survivors else 0
