@@ -98,3 +98,45 @@ def test_check_coverage_reports_the_collections_count() -> None:
     assert body["independent_cards"] >= 88
     kv = next(c for c in body["cards"] if c["card"] == "kv-cache-size")
     assert {d["run_side"] for d in kv["derivations"]} >= {"enumerated", "closed form"}
+
+
+RESULT_CARD = """\
+deck: memory
+cards:
+  - id: kv-llama
+    type: numeric
+    front: KV cache of Llama-3-8B at {T} tokens?
+    back: "{answer}: {=result.kv_bytes_per_token|count} B per token, {=result.layers|count} layers."
+    params:
+      T: [1024]
+    answer:
+      run: memory.kv_cache
+      args: {model: llama-3-8b, context: "{T}"}
+      field: kv_cache_bytes
+      unit: GiB
+      expect: "2*llama_3_8b_layers*llama_3_8b_kv_heads*llama_3_8b_head_dim*fp16_bytes*T"
+    verify:
+      - {run: memory.kv_cache, claim: "per token", args: {model: llama-3-8b, context: 1}, field: kv_bytes_per_token, expect: "2*llama_3_8b_layers*llama_3_8b_kv_heads*llama_3_8b_head_dim*fp16_bytes"}
+"""
+
+
+def test_a_result_span_is_proven_only_by_a_claim_on_its_field() -> None:
+    from deck.proving.coverage import card_coverage
+
+    cards, problems = load_text(RESULT_CARD, "r.yaml", REGISTRY)
+    assert not problems, [p.format() for p in problems]
+    items = {i.text: i for i in card_coverage(cards[0], REGISTRY).items}
+    assert items["{=result.kv_bytes_per_token}"].proven  # the claim derives it
+    assert not items["{=result.layers}"].proven  # shown straight from the run
+
+
+def test_explanation_numbers_are_traced_to_proven_values() -> None:
+    from deck.proving.explanations import explanation_numbers
+
+    cards, _ = load_text(RESULT_CARD, "r.yaml", REGISTRY)
+    numbers = explanation_numbers(cards[0], REGISTRY)
+    assert numbers, "memory.kv_cache explains its figures"
+    traced = {n.text for n in numbers if n.proven}
+    assert any("GiB" in t or "B" in t for t in traced)  # the answer itself is proven
+    # A number the card proves nothing about stays untraced, whatever it is.
+    assert all(n.card_id == "kv-llama" for n in numbers)

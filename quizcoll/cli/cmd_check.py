@@ -261,11 +261,15 @@ def _jobs(requested: int | None) -> int:
 def _coverage(collection: Collection, registry: Registry | None, as_json: bool) -> int:
     """Print per-card and collection coverage; 1 when anything shown is unproven."""
     from deck.proving.coverage import collection_coverage
+    from deck.proving.explanations import explanation_numbers
     from deck.proving.independence import collection_independence
     from quizcoll.cli.common import print_json
 
     rows = collection_coverage(collection, registry)
     held = collection_independence(collection.cards, registry)
+    explained = [explanation_numbers(card, registry) for card in collection.cards]
+    shown = sum(len(e) for e in explained)
+    traced = sum(1 for e in explained for n in e if n.proven)
     proven = sum(r.proven for r in rows)
     total = sum(r.total for r in rows)
     share = proven / total if total else 1.0
@@ -282,6 +286,8 @@ def _coverage(collection: Collection, registry: Registry | None, as_json: bool) 
                         "computed": h.computed,
                         "independent": h.independent if h.computed else None,
                         "derivations": [p.to_dict() for p in h.pairs],
+                        "explanation_numbers": len(e),
+                        "explanation_untraced": sorted({n.text for n in e if not n.proven}),
                         "items": [
                             {
                                 "field": i.field,
@@ -292,13 +298,15 @@ def _coverage(collection: Collection, registry: Registry | None, as_json: bool) 
                             for i in r.items
                         ],
                     }
-                    for r, h in zip(rows, held, strict=True)
+                    for r, h, e in zip(rows, held, explained, strict=True)
                 ],
                 "proven": proven,
                 "total": total,
                 "share": share,
                 "computed_cards": len(computed),
                 "independent_cards": independent,
+                "explanation_numbers": shown,
+                "explanation_traced": traced,
             }
         )
     else:
@@ -317,7 +325,9 @@ def _coverage(collection: Collection, registry: Registry | None, as_json: bool) 
         print(
             f"coverage: {proven:,} of {total:,} displayed numbers proven "
             f"({share * 100:.1f}%) in {len(rows)} card(s); {independent} of {len(computed)} "
-            "computed answers held to a derivation sharing no formula with their executable"
+            "computed answers held to a derivation sharing no formula with their executable; "
+            f"{traced:,} of {shown:,} numbers in the executables' explanations traced to a "
+            "proven value"
         )
     return 1 if proven < total else 0
 
