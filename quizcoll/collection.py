@@ -14,8 +14,8 @@ from typing import Any
 from deck.cards.loader import load_collection
 from deck.cards.model import Card, Collection
 from deck.cards.registry import Registry
-from quizcoll.cli.common import builtin_cards_dir, user_cards_dir
 from quizcoll.executables import build_registry
+from quizcoll.paths import builtin_cards_dir, user_cards_dir
 
 
 def default_paths() -> list[Path]:

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deck import formula
 from deck.formula import FormulaError, parse
 from deck.formula.equivalence import Domain, Equivalence, equivalent, sample_points, substitute
 
@@ -55,12 +54,6 @@ def test_a_constant_factor_is_reported() -> None:
     assert other.factor is None and other.point is not None
     assert other.expected_value is not None and other.given_value is not None
     assert "N = 2" in other.reason  # the witness is a readable corner
-
-
-def test_the_formula_module_exposes_the_same_decision() -> None:
-    outcome = formula.equivalent("2*(N-1)/N*S", "2S - 2S/N", RING)
-    assert outcome.equal and outcome.method == "exact"
-    assert formula.equivalent("N", "N", [Domain("N")]).method == "identical"
 
 
 @pytest.mark.parametrize(

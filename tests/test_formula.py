@@ -23,12 +23,11 @@ from deck.formula import (
     Neg,
     Num,
     Var,
-    equivalent,
     evaluate,
     parse,
     resolve_names,
 )
-from deck.formula.equivalence import Domain
+from deck.formula.equivalence import Domain, equivalent
 
 # The domains of a formula card's variables: N whole 2..64, S from 1 to 1e9.
 DOMAINS = [Domain("N", 2, 64, integer=True), Domain("S", 1, 1e9)]

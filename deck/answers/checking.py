@@ -16,10 +16,9 @@ from typing import Any
 from deck import units
 from deck.answers.mistakes import Attempt, Mistake, detect
 from deck.base.errors import DeckError
-from deck.cards.facts import Value
+from deck.cards.facts import Value, resolve_value
 from deck.cards.instances import Instance, render_text
 from deck.cards.model import AnswerSpec, Card, CardType, Computation, Rating
-from deck.cards.placeholders import fill
 from deck.cards.registry import Registry
 
 SLOW_ANSWER_S = 60.0  # a right answer that took longer than this suggests Hard
@@ -97,24 +96,6 @@ def resolve_args(comp: Computation, instance: Instance) -> dict[str, Any]:
     for key, value in comp.args:
         out[key] = resolve_value(value, instance.values, instance.shown)
     return out
-
-
-_WHOLE_PLACEHOLDER = re.compile(r"\{([^{}.]+)\}")
-
-
-def resolve_value(value: Any, values: Mapping[str, Any], shown: Mapping[str, str]) -> Any:
-    if not isinstance(value, str):
-        return value
-    s = value.strip()
-    m = _WHOLE_PLACEHOLDER.fullmatch(s)
-    if m and m.group(1) in values:
-        return values[m.group(1)]
-    if s.startswith("="):
-        from deck.cards.facts import evaluate_in
-
-        result = evaluate_in(s[1:], values)  # looks up only the names the expression uses
-        return int(result) if float(result).is_integer() else result
-    return fill(value, {k: str(v) for k, v in values.items()}) if "{" in value else value
 
 
 def answer_dim(card: Card, registry: Registry | None) -> units.Dim | None:

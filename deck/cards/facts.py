@@ -24,7 +24,7 @@ from typing import Any
 from deck import units
 from deck.base.errors import DeckError
 from deck.cards.model import Card, Claim, Scaling
-from deck.cards.placeholders import name_part
+from deck.cards.placeholders import fill, name_part
 from deck.cards.registry import Registry
 
 SCALING_FACTOR = 2.0  # each step of a scaling sweep doubles the varied argument
@@ -171,8 +171,6 @@ def fact_value(claim: Claim, env: Mapping[str, Any], registry: Registry) -> Valu
 
 
 def resolve_fact_args(claim: Claim, env: Mapping[str, Any]) -> dict[str, Any]:
-    from deck.answers.checking import resolve_value
-
     assert claim.computation is not None
     plain = _Plain(env)
     return {k: resolve_value(v, plain, _Shown(plain)) for k, v in claim.computation.args}
@@ -244,3 +242,21 @@ def measure_scaling(
         f"{field} grows by an exponent of about {slope:.2f} in {vary}: "
         "not constant, logarithmic, linear, quadratic or cubic"
     )
+
+
+_WHOLE_PLACEHOLDER = re.compile(r"\{([^{}.]+)\}")
+
+
+def resolve_value(value: Any, values: Mapping[str, Any], shown: Mapping[str, str]) -> Any:
+    """An executable argument as written in a card (a literal, ``{name}``, ``=EXPR`` or text with
+    placeholders) resolved against an instance's ``values``."""
+    if not isinstance(value, str):
+        return value
+    s = value.strip()
+    m = _WHOLE_PLACEHOLDER.fullmatch(s)
+    if m and m.group(1) in values:
+        return values[m.group(1)]
+    if s.startswith("="):
+        result = evaluate_in(s[1:], values)  # looks up only the names the expression uses
+        return int(result) if float(result).is_integer() else result
+    return fill(value, {k: str(v) for k, v in values.items()}) if "{" in value else value

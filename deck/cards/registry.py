@@ -240,7 +240,16 @@ class Registry:
     """Named executables, and the mistake detectors of the application's subject
     (:mod:`deck.answers.mistakes`). Applications fill it; the engine only reads it."""
 
-    def __init__(self, executables: Iterable[Executable] = ()) -> None:
+    def __init__(
+        self,
+        executables: Iterable[Executable] = (),
+        *,
+        refusals: Callable[[], tuple[type[Exception], ...]] | None = None,
+    ) -> None:
+        # The exception types an application's libraries raise for inputs they refuse (its
+        # calculators know nothing of this engine); call() reports them as ArgumentError.
+        # A callable, resolved on the first refusal, so the libraries load only when used.
+        self._refusals = refusals
         self._by_name: dict[str, Executable] = {}
         self._constants: dict[str, Constant] = {}
         self._results: OrderedDict[tuple[Any, ...], Result] = OrderedDict()
@@ -399,7 +408,14 @@ class Registry:
             self._results.move_to_end(key)  # type: ignore[arg-type]
             return dict(cached)
         bound = ex.bind(args)
-        result = ex.function(**bound)
+        try:
+            result = ex.function(**bound)
+        except DeckError:
+            raise
+        except Exception as exc:
+            if self._refusals is not None and isinstance(exc, self._refusals()):
+                raise ArgumentError(str(exc)) from None
+            raise
         missing = [f.name for f in ex.fields if f.name not in result]
         if missing:
             raise DeckError(f"executable {name} returned no field(s) {', '.join(missing)}")

@@ -1,9 +1,10 @@
 """A small, safe expression language for formula cards, ``expr:`` values and ``expect:`` claims.
 
-Provides :func:`parse` (text → a frozen, hashable :class:`Expr` tree), :func:`evaluate`,
-:func:`equivalent` (whether two expressions are the same function, decided exactly by
-:mod:`deck.formula.equivalence`) and :func:`resolve_names`
-(map what a user typed, ``n``, onto a card's variables, ``N``). Nothing here calls ``eval``
+Provides :func:`parse` (text → a frozen, hashable :class:`Expr` tree), :func:`evaluate`
+and :func:`resolve_names` (map what a user typed, ``n``, onto a card's variables, ``N``).
+Whether two expressions are the same function is decided exactly by
+:mod:`deck.formula.equivalence` (with :mod:`deck.formula.symbolic` beyond rationals and
+:mod:`deck.formula.latex` for display). Nothing here calls ``eval``
 or the ``ast`` module: a hand-written tokenizer and recursive-descent parser build the tree,
 and evaluation is plain ``math`` over floats. Every fault in the text or during evaluation
 raises :class:`FormulaError` with a one-line message, never anything else.
@@ -42,16 +43,10 @@ The pieces: :mod:`deck.formula.base` (FormulaError, the functions and constants)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
-
 from deck.formula.base import FormulaError
 from deck.formula.names import resolve_names
 from deck.formula.parser import MAX_DEPTH, MAX_LENGTH, evaluate, parse
 from deck.formula.tree import BinOp, Call, Const, Expr, Neg, Num, Var
-
-if TYPE_CHECKING:
-    from deck.formula.equivalence import Equivalence
 
 __all__ = [
     "MAX_DEPTH",
@@ -64,20 +59,7 @@ __all__ = [
     "Neg",
     "Num",
     "Var",
-    "equivalent",
     "evaluate",
     "parse",
     "resolve_names",
 ]
-
-
-def equivalent(
-    expected: str | Expr, given: str | Expr, variables: Iterable[Any], *, seed: int = 0
-) -> Equivalence:
-    """Whether ``given`` is the same function as ``expected`` over ``variables`` (objects
-    with ``name``, ``low``, ``high``, ``integer``, like a card's): a
-    :class:`deck.formula.equivalence.Equivalence`, truthy when they are, with the reason and a
-    witness point when they are not. Exact: see :mod:`deck.formula.equivalence`."""
-    from deck.formula.equivalence import equivalent as decide
-
-    return decide(expected, given, variables, seed=seed)

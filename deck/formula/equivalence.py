@@ -33,11 +33,20 @@ import itertools
 import math
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Protocol
 
-from deck.formula import BinOp, Call, Expr, FormulaError, Neg, Num, Var, parse, resolve_names
+from deck.formula.base import FormulaError
+from deck.formula.names import resolve_names
+from deck.formula.parser import parse
+from deck.formula.tree import BinOp, Call, Expr, Neg, Num, Var
+from deck.formula.verdict import (
+    Domain,
+    Equivalence,
+    Inexact,
+    Undefined,
+    VariableLike,
+    different,
+)
 
 __all__ = [
     "Domain",
@@ -51,60 +60,6 @@ RANDOM_POINTS = 8  # random points per comparison (a fresh set for every seed)
 MAX_CORNER_VARIABLES = 6  # 2^6 corners at most; beyond, sweeps and random points only
 MAX_EXACT_EXPONENT = 4096  # larger whole powers are left to the 50-digit arithmetic
 MAX_EXACT_BITS = 100_000  # bound on the size of an exact intermediate value
-
-
-class _VariableLike(Protocol):
-    name: str
-    low: float
-    high: float
-    integer: bool
-
-
-@dataclass(frozen=True)
-class Domain:
-    """Where a variable's values come from: ``low..high``, whole numbers when ``integer``."""
-
-    name: str
-    low: float = 1.0
-    high: float = 100.0
-    integer: bool = False
-
-    @classmethod
-    def of(cls, variable: _VariableLike | Domain) -> Domain:
-        return cls(variable.name, variable.low, variable.high, variable.integer)
-
-
-@dataclass(frozen=True)
-class Equivalence:
-    """The outcome of comparing ``given`` with ``expected``; truthy when they are the same.
-
-    ``method`` says how it was decided: ``identical`` (the same parse tree), ``exact``
-    (rational arithmetic at the sample points),
-    ``symbolic`` (sympy simplified the difference to zero) or ``numeric`` (50-digit values).
-    When they differ, ``point`` is a witness, ``expected_value``/``given_value`` the values
-    there, and ``factor`` the constant ratio given/expected when there is one (``2`` for a
-    formula twice the answer), else None.
-    """
-
-    equal: bool
-    method: str
-    reason: str
-    point: Mapping[str, float] | None = None
-    expected_value: float | None = None
-    given_value: float | None = None
-    factor: Fraction | None = None
-    given: Expr | None = field(default=None, compare=False)
-
-    def __bool__(self) -> bool:
-        return self.equal
-
-
-class Inexact(Exception):
-    """A value that exact rational arithmetic cannot represent (log2(3), pi)."""
-
-
-class Undefined(Exception):
-    """No value at this point (division by zero, log of a non-positive number)."""
 
 
 # ----------------------------------------------------------------------------- points
@@ -330,14 +285,6 @@ def _piecewise(expr: Expr) -> bool:
     )
 
 
-def _float_point(point: Mapping[str, Fraction]) -> dict[str, float]:
-    return {k: float(v) for k, v in point.items()}
-
-
-def _describe(point: Mapping[str, float]) -> str:
-    return ", ".join(f"{k} = {v:g}" for k, v in point.items())
-
-
 def _as_expr(value: str | Expr) -> Expr:
     return parse(value) if isinstance(value, str) else value
 
@@ -345,7 +292,7 @@ def _as_expr(value: str | Expr) -> Expr:
 def equivalent(
     expected: str | Expr,
     given: str | Expr,
-    variables: Iterable[_VariableLike | Domain],
+    variables: Iterable[VariableLike | Domain],
     *,
     seed: int = 0,
 ) -> Equivalence:
@@ -457,27 +404,3 @@ def _compare_exact(
     point, va, vb = witness
     factor = ratio if constant else None
     return different("exact", point, float(va), None if vb is None else float(vb), factor, b)
-
-
-def different(
-    method: str,
-    point: Mapping[str, Fraction],
-    va: float,
-    vb: float | None,
-    factor: Fraction | None,
-    given: Expr,
-) -> Equivalence:
-    where = _describe(_float_point(point))
-    if vb is None:
-        reason = f"at {where} it has no value"
-    elif factor is not None and factor not in (0, 1):
-        reason = f"it is {_ratio_text(factor)} the expected value everywhere"
-    else:
-        reason = f"at {where} it is {vb:.6g} where the expected value is {va:.6g}"
-    return Equivalence(False, method, reason, _float_point(point), va, vb, factor, given)
-
-
-def _ratio_text(factor: Fraction) -> str:
-    if factor.denominator == 1:
-        return f"{factor.numerator}×"
-    return f"{factor.numerator}/{factor.denominator} of"

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from deck.formula import BinOp, Call, Const, Expr, Neg, Num, Var
-from deck.formula.equivalence import Domain, Equivalence, Inexact, Undefined, different
+from deck.formula.tree import BinOp, Call, Const, Expr, Neg, Num, Var
+from deck.formula.verdict import Domain, Equivalence, Inexact, Undefined, different
 
 __all__ = ["NUMERIC_DIGITS", "compare_numeric", "prove", "to_sympy"]
 

@@ -415,7 +415,7 @@ def fingerprint(card: Card, registry: Registry | None, seeds: int) -> tuple[obje
     for claim in card.verify:
         if not claim.where or claim.computation is None or registry is None:
             continue
-        from deck.answers.checking import resolve_value
+        from deck.cards.facts import resolve_value
 
         for values, shown in sweep(claim.where):
             try:

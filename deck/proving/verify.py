@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from deck.answers.checking import CheckError, check_answer, resolve_value, solve
+from deck.answers.checking import CheckError, check_answer, solve
 from deck.base.errors import DeckError
 from deck.base.forking import forked_map
 from deck.cards.constraints import MIN_INSTANCES
-from deck.cards.facts import constant_values, evaluate_in
+from deck.cards.facts import constant_values, evaluate_in, resolve_value
 from deck.cards.instances import Instance, draw, instance_count, render_front, render_options, sweep
 from deck.cards.model import Card, CardType, Claim, Collection
 from deck.cards.placeholders import placeholders

@@ -1,4 +1,8 @@
-"""Helpers shared by the subcommands: errors, JSON output, the collection and the database path."""
+"""Helpers shared by the subcommands: errors, JSON output, opening the store.
+
+The places quizcoll reads and writes (built-in cards, the user's card folder, the database) are
+:mod:`quizcoll.paths`, re-exported here for the subcommands.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from deck.base.errors import DeckError
+from quizcoll.paths import builtin_cards_dir, default_db_path, user_cards_dir
+
+__all__ = ["builtin_cards_dir", "default_db_path", "user_cards_dir"]  # re-exported
 
 
 class UsageError(DeckError):
@@ -34,31 +41,6 @@ def _jsonable(obj: Any) -> Any:
     if isinstance(obj, Path):
         return str(obj)
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
-
-
-def builtin_cards_dir() -> Path:
-    """The collection shipped as data of the ``quizcoll`` distribution (``quizcoll/cards/``)."""
-    return Path(__file__).resolve().parent.parent / "cards"
-
-
-def user_cards_dir() -> Path:
-    """The user's own card folder (``cards/`` in the user data directory, XDG on Linux),
-    loaded beside the built-in collection."""
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("quizcoll", appauthor=False)) / "cards"
-
-
-def default_db_path() -> Path:
-    """``QUIZCOLL_DB`` if set, else the user data directory (XDG on Linux)."""
-    from deck.base.safeio import expand
-
-    env = os.environ.get("QUIZCOLL_DB")
-    if env:
-        return expand(env, "QUIZCOLL_DB")
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("quizcoll", appauthor=False)) / "reviews.sqlite3"
 
 
 def open_store_read_only(db: Path | None) -> tuple[Any, Path]:

@@ -109,6 +109,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, DeckError) as exc:
         print(f"quizcoll {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except ValueError as exc:
+        # The calculators' refusals (their own ValueError types: they import nothing from the
+        # engine); the tuple is imported only when one is raised.
+        from quizcoll.executables import calculator_refusals
+
+        if not isinstance(exc, calculator_refusals()):
+            raise
+        print(f"quizcoll {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("", file=sys.stderr)
         return 130

@@ -11,6 +11,7 @@ import numpy as np
 
 from quizcoll.collectives import cost as cost_model
 from quizcoll.collectives import counting
+from quizcoll.collectives.display import format_bytes
 from quizcoll.collectives.dtypes import DType, dtype_of_array, get_dtype
 from quizcoll.collectives.errors import CollectiveError
 from quizcoll.collectives.execute import pack, run_schedule, unpack
@@ -43,12 +44,6 @@ MAX_RANKS = 131_072  # counts come from the schedule's structure: O(N log N) at 
 # ring over N ranks has 2(N − 1)·N of them, so rows stop near 2,900 ranks for a ring.
 MAX_SCHEDULE_ROWS = 1 << 24
 ROW_BYTES = 40  # a row's columns and derived keys, for the memory budget
-
-
-def _format_bytes(n: float) -> str:
-    from deck.units import format_bytes
-
-    return format_bytes(n)
 
 
 def algorithms(name: str | Collective, *, topology: bool = False) -> tuple[str, ...]:
@@ -433,7 +428,7 @@ def _execute(p: Plan, arrays: list[np.ndarray], op: Op, budget_bytes: int) -> Co
     if need > budget_bytes:
         raise CollectiveError(
             f"simulating {p.collective.value} ({p.algorithm}) on {p.ranks} ranks needs "
-            f"{_format_bytes(need)} of buffers, over the budget of {_format_bytes(budget_bytes)}; "
+            f"{format_bytes(need)} of buffers, over the budget of {format_bytes(budget_bytes)}; "
             f"use fewer ranks or elements, or raise the budget"
         )
     dtype = arrays[0].dtype

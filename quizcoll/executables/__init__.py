@@ -41,8 +41,19 @@ MODULES: tuple[str, ...] = (
 
 
 @functools.cache
+def calculator_refusals() -> tuple[type[Exception], ...]:
+    """The error types the calculators raise for inputs they refuse (each a ValueError of its
+    own: the calculators import nothing from the engine)."""
+    from quizcoll.collectives.errors import CollectiveError
+    from quizcoll.collectives.nccl.topology import NcclModelError
+    from quizcoll.memory.errors import MemoryInputError
+    from quizcoll.systems.errors import SystemsInputError
+
+    return (CollectiveError, NcclModelError, MemoryInputError, SystemsInputError)
+
+
 def build_registry() -> Registry:
-    registry = Registry()
+    registry = Registry(refusals=calculator_refusals)
     for name in MODULES:
         importlib.import_module(f"quizcoll.executables.{name}").register(registry)
     return registry

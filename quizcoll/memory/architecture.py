@@ -159,16 +159,13 @@ def parse_config(data: object, source: str = "config.json") -> ModelConfig:
 
 def load_config(path: str | Path) -> ModelConfig:
     """Read ``path`` (a ``config.json``) from disk; every fault is a :class:`MemoryInputError`."""
-    from deck.base.safeio import PathError, read_text
+    from quizcoll.memory.files import read_small_text
 
-    p = Path(path)
+    p = Path(path).expanduser()
     if p.is_dir():
         raise MemoryInputError(f"{p}: is a directory, expected a config.json file")
-    try:
-        # a regular file with a byte cap: a FIFO or /dev/zero is refused at once
-        text = read_text(p, limit=MAX_CONFIG_BYTES, what="config.json file")
-    except PathError as exc:
-        raise MemoryInputError(str(exc)) from None
+    # a regular file with a byte cap: a FIFO or /dev/zero is refused at once
+    text = read_small_text(p, limit=MAX_CONFIG_BYTES, what="config.json file")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -12,9 +12,9 @@ import functools
 import json
 from importlib import resources
 
-from deck.cards.registry import suggest
 from quizcoll.memory.architecture import ModelConfig, parse_config
 from quizcoll.memory.errors import MemoryInputError
+from quizcoll.memory.numbers import suggest
 
 _PACKAGE, _FOLDER = "quizcoll.memory", "models"
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from deck.base.errors import DeckError
 
-
-class MemoryInputError(DeckError, ValueError):
+class MemoryInputError(ValueError):
     """Input the memory calculators cannot use; the message is one line for the user."""

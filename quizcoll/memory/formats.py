@@ -24,8 +24,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from deck.cards.registry import suggest
 from quizcoll.memory.errors import MemoryInputError
+from quizcoll.memory.numbers import suggest
 from quizcoll.memory.params import Role, Tensor
 
 

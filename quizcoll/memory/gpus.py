@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from deck.cards.registry import suggest
 from quizcoll.memory.errors import MemoryInputError
+from quizcoll.memory.numbers import read_count, suggest
 
 DEFAULT_UTILIZATION = 0.9
 MAX_GPUS = 2**20  # "NxGPU": at most 1,048,576 GPUs
@@ -85,14 +85,9 @@ _COUNT_RE = re.compile(r"^\s*(\d{1,40})\s*[x×*]\s*(.+)$", re.IGNORECASE)
 
 def parse_gpu_spec(spec: str) -> tuple[Gpu, int | None]:
     """``H100`` → (H100, None); ``2xH100`` / ``4×a100-80gb`` → (GPU, count)."""
-    from deck.units import UnitError, parse_number
-
     m = _COUNT_RE.match(spec)
     if m:
-        try:
-            count = int(parse_number(m.group(1), "GPU count", low=1, high=MAX_GPUS, integer=True))
-        except UnitError as exc:
-            raise MemoryInputError(str(exc)) from None
+        count = read_count(m.group(1), "GPU count", low=1, high=MAX_GPUS)
         return find_gpu(m.group(2)), count
     return find_gpu(spec), None
 

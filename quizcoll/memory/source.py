@@ -25,13 +25,9 @@ class ModelSource:
 
 def parse_parameter_count(text: str) -> int:
     """``7e9``, ``6.74B``, ``70 billion``, ``6,738,415,616`` → a positive whole number."""
-    from deck import units
+    from quizcoll.memory.numbers import read_count
 
-    try:
-        value = units.parse_number(str(text), "parameter count", low=1, high=MAX_PARAMETERS)
-    except units.UnitError as exc:
-        raise MemoryInputError(str(exc)) from None
-    return round(value)
+    return read_count(str(text), "parameter count", low=1, high=MAX_PARAMETERS)
 
 
 _CONTEXT_RE = re.compile(r"^\s*(\d{1,12}(?:\.\d{1,12})?)\s*([kKmM]?)\s*$")

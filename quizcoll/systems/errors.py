@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import math
 
-from deck.base.errors import DeckError
 
-
-class SystemsInputError(DeckError, ValueError):
+class SystemsInputError(ValueError):
     """An input a systems calculator cannot use; the message is one line for the user."""
 
 

@@ -36,7 +36,7 @@ COMMON_KEYS = (
     "mistakes",
 )
 TYPE_KEYS: dict[CardType, tuple[str, ...]] = {
-    CardType.BASIC: (),
+    CardType.BASIC: ("key_points", "bonus_points"),
     CardType.CHOICE: ("options", "correct", "shuffle"),
     CardType.NUMERIC: ("answer",),
     CardType.FORMULA: ("answer", "variables"),

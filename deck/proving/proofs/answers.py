@@ -87,7 +87,7 @@ def variable_samples(card: Card, seed: int = 0, n: int = FORMULA_POINTS) -> list
 
 def prove_formula_answer(card: Card, registry: Registry) -> list[Failure]:
     """A formula card's answer must equal its executable over the variables' domains."""
-    from deck.answers.checking import resolve_value
+    from deck.cards.facts import resolve_value
     from deck.formula import FormulaError, parse
 
     a = card.answer

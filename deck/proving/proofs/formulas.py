@@ -116,7 +116,8 @@ def _formula_verdict(
     literal: str, formula: str, domains: tuple[Any, ...], names: Mapping[str, Any]
 ) -> tuple[bool, str, bool]:
     """(holds, why, could be compared) for a written formula against a proven one."""
-    from deck.formula import FormulaError, equivalent, parse
+    from deck.formula import FormulaError, parse
+    from deck.formula.equivalence import equivalent
 
     try:
         given = _in_scope(parse(literal), names)

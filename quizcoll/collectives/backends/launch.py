@@ -158,7 +158,7 @@ def measure_launched(spec: RunSpec, world: int, budget_bytes: int) -> Measuremen
 def _check_memory(spec: RunSpec, world: int, here: int, budget_bytes: int) -> None:
     need = buffer_bytes(spec, world) * here
     if need > budget_bytes:
-        from deck.units import format_bytes
+        from quizcoll.collectives.display import format_bytes
 
         raise BackendError(
             f"the {spec.backend} run needs {format_bytes(need)} of buffers for its {here} "
