@@ -14,6 +14,9 @@ Each mutant is applied to a copy of the tree and judged in a fresh process:
   no longer loads; a visible mutant that passes ``check`` *survived*;
 - *invisible* when nothing a learner reads changes (not judged further).
 
+A mutant whose worker runs out of memory (3 GiB) or time (180 s), or exits abnormally, is
+counted visible and caught: the program no longer runs, so ``check`` cannot pass.
+
 Goal: at least 95% of the visible mutants caught. Survivors are listed by file.
 Run: ``python bench/bench_code_mutation.py [--sites N] [--seed S] [--json OUT]``; it takes
 a few seconds per mutant.
@@ -44,6 +47,8 @@ SOURCES = (
 DATA = ("quizcoll/data/*.yaml", "quizcoll/memory/models/*.json")
 SEEDS = (0, 1, 2)
 GOAL = 0.95
+WORKER_TIMEOUT_S = 180  # the unmutated worker takes about 5 s
+MAX_WORKER_BYTES = 3 * 1024**3
 
 _WORKER = r"""
 import hashlib, json, sys
@@ -86,16 +91,29 @@ print(json.dumps({"visible": True, "caught": caught, "why": why}))
 """.replace("SEEDS", repr(SEEDS))
 
 
+def _limits() -> None:
+    """In the worker: at most MAX_WORKER_BYTES of memory (a mutant that makes a schedule
+    explode must not take the machine with it)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (MAX_WORKER_BYTES, MAX_WORKER_BYTES))
+
+
 def _run_worker(tree: Path, digest: str) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0"}
-    proc = subprocess.run(
-        [sys.executable, "-c", _WORKER, digest],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", _WORKER, digest],
+            cwd=tree,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=WORKER_TIMEOUT_S,
+            preexec_fn=_limits,
+        )
+    except subprocess.TimeoutExpired:
+        # check would never finish: it does not pass, and the learner sees nothing at all.
+        return {"visible": True, "caught": True, "why": f"timeout {WORKER_TIMEOUT_S} s"}
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines:
         # The interpreter died (a mutant that recurses or loops): the program no longer runs.
