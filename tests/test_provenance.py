@@ -142,3 +142,13 @@ def test_a_gqa_bug_planted_in_the_config_parser_fails_the_kv_cache_proof(
         catalog.load_model.cache_clear()
     assert not report.ok
     assert any("kv-cache-size" in f.format() for f in report.errors)
+
+
+def test_a_source_that_prints_its_figure_is_its_quote() -> None:
+    from quizcoll.constants import QUOTED_IN_SOURCE
+
+    by_name = {c.name: c for c in all_constants()}
+    assert QUOTED_IN_SOURCE <= set(by_name)
+    palm = by_name["palm_chips"]
+    assert palm.quote == palm.source and "6,144" in palm.quote
+    assert check_constants([dataclasses.replace(palm, value=6145.0)])
