@@ -129,10 +129,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sites", type=int, default=320)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", type=Path, default=None, help="write the full results here")
+    parser.add_argument(
+        "--rejudge",
+        type=Path,
+        default=None,
+        help="judge again, on the tree as it is now, the survivors of an earlier --json run "
+        "(found by file, edit and source line: their line numbers may have moved)",
+    )
     args = parser.parse_args(argv)
 
     everything = tree_mutants(ROOT, SOURCES, DATA)
-    chosen = sample(everything, args.sites, args.seed)
+    if args.rejudge is not None:
+        chosen = _survivors_now(json.loads(args.rejudge.read_text(encoding="utf-8")), everything)
+    else:
+        chosen = sample(everything, args.sites, args.seed)
     sites = len({(m.path, m.line, m.col) for m in everything})
     print(
         f"{len(everything):,} mutants at {sites:,} sites; judging {len(chosen)} (seed {args.seed})"
@@ -168,6 +178,25 @@ def main(argv: list[str] | None = None) -> int:
     return _report(results, args.json)
 
 
+def _survivors_now(earlier: dict, everything: list) -> list:
+    """The earlier run's survivors, located in the current tree: the same file and edit, on
+    the line that now holds the same source text."""
+    out = []
+    for r in earlier["results"]:
+        if not r["visible"] or r["caught"]:
+            continue
+        for m in everything:
+            same = m.path == r["path"] and (m.old, m.new, m.kind) == (r["old"], r["new"], r["kind"])
+            if same and _line(m) == r["line_text"]:
+                out.append(m)
+                break
+    return out
+
+
+def _line(m) -> str:  # type: ignore[no-untyped-def]
+    return (ROOT / m.path).read_text(encoding="utf-8").splitlines()[m.line - 1]
+
+
 def _report(results: list, out: Path | None) -> int:
     visible = [(m, v) for m, v in results if v["visible"]]
     caught = [(m, v) for m, v in visible if v["caught"]]
@@ -197,7 +226,7 @@ def _report(results: list, out: Path | None) -> int:
                     "visible": len(visible),
                     "caught": len(caught),
                     "share": share,
-                    "results": [m.__dict__ | v for m, v in results],
+                    "results": [m.__dict__ | v | {"line_text": _line(m)} for m, v in results],
                 },
                 indent=1,
             ),
