@@ -225,13 +225,19 @@ def _list_constants(as_json: bool) -> int:
                 "dimension": c.dimension.value,
                 "shown": format_value(c.value, c.dimension, fmt),
                 "source": c.source,
+                "provenance": "cited" if c.cited else "derived",
+                "quote": c.quote or None,
+                "derived_by": c.derived or None,
+                "where": c.where or None,
             }
         )
     if as_json:
         print_json(rows)
         return 0
     for row in rows:
-        print(f"{row['name']} = {row['shown']}  ({row['source']})")
+        how = f"derived by {row['derived_by']}" if row["derived_by"] else row["source"]
+        quoted = f'; quoted "{row["quote"]}"' if row["quote"] else ""
+        print(f"{row['name']} = {row['shown']}  ({how}{quoted})")
     return 0
 
 
