@@ -148,7 +148,35 @@ def test_a_source_that_prints_its_figure_is_its_quote() -> None:
     from quizcoll.constants import QUOTED_IN_SOURCE
 
     by_name = {c.name: c for c in all_constants()}
-    assert QUOTED_IN_SOURCE <= set(by_name)
+    assert set(by_name) >= QUOTED_IN_SOURCE
     palm = by_name["palm_chips"]
     assert palm.quote == palm.source and "6,144" in palm.quote
     assert check_constants([dataclasses.replace(palm, value=6145.0)])
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ("{name: x, printed: 1, dimension: count}", "source: every figure says where"),
+        ("{name: x, printed: '1', dimension: count, source: s}", "printed: expected a number"),
+        ("{name: x, printed: 1, dimension: furlongs, source: s}", "dimension: one of"),
+        ("{name: x, printed: 1.0e+99, dimension: count, source: s}", "finite number"),
+        ("{name: x, printed: 1, dimension: count, source: s, colour: red}", "unknown key"),
+    ],
+)
+def test_a_malformed_data_record_names_its_file_and_line(record: str, message: str) -> None:
+    from deck.cards.yamlsource import parse_yaml
+    from quizcoll.constants.data import DataError, _record
+
+    data, problem = parse_yaml(f"figures:\n  - {record}\n", "quizcoll/data/t.yaml")
+    assert problem is None
+    with pytest.raises(DataError, match=message) as info:
+        _record("quizcoll/data/t.yaml", data["figures"].where(0).line, data["figures"][0])
+    assert str(info.value).startswith("quizcoll/data/t.yaml:2:")
+
+
+def test_data_records_read_the_printed_figure_in_its_unit() -> None:
+    by_name = {c.name: c for c in all_constants()}
+    assert by_name["nccl_base_ring_LL"].value == pytest.approx(6.6e-6)
+    assert by_name["h100_80gb_reported"].value == 81_559 * 2**20
+    assert by_name["nccl_base_ring_LL"].where.startswith("quizcoll/data/nccl.yaml:")
