@@ -33,6 +33,7 @@ MODULES: tuple[str, ...] = (
     "hardware",
     "training",
     "memory",
+    "published",
 )
 DATA: tuple[str, ...] = (
     "links",

@@ -280,6 +280,12 @@ class QuizApp(App[int]):
     def action_stats(self) -> None:
         self._show("stats")
 
+    def action_interview(self) -> None:
+        from quizcoll.tui.screens.interview import InterviewScreen
+
+        self.action_home()
+        self.push_screen(InterviewScreen())
+
     def action_settings(self) -> None:
         from quizcoll.tui.screens.settings import SettingsScreen
 

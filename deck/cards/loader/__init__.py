@@ -41,11 +41,13 @@ from deck.cards.model import (
     Collection,
     Computation,
     Location,
+    ParamSpec,
     Variable,
 )
 from deck.cards.placeholders import placeholders
 from deck.cards.registry import Registry, suggest
 from deck.cards.spancheck import span_problems
+from deck.cards.unitwords import repeated_units
 from deck.cards.yamlsource import LList, LMap, Pos, parse_yaml, read_text
 
 
@@ -181,6 +183,8 @@ class _FileValidator(_ClaimsMixin):
                 f"expected a mapping with a 'cards:' list at the top, found {_describe(data)}",
             )
             return [], self.problems
+        if "interviews" in data and "cards" not in data:
+            return [], []  # an interview script file: deck.interview.loader reads those
         self.unknown_keys(data, FILE_KEYS, "", " at file level")
         deck = self.deck_name(data, "default")
         tags = self.str_list(data, "tags", "tags")
@@ -292,6 +296,9 @@ class _FileValidator(_ClaimsMixin):
 
         known = {v.name for v in variables} if ctype is CardType.FORMULA else param_names
         mistakes = read_mistakes(self, m, ctype, known, len(options), correct)
+        from deck.cards.loader.keypoints import read_points
+
+        key_points, bonus_points = read_points(self, m, back)
 
         fact_names = {c.name for c in claims if c.name}
         names = param_names | declared | fact_names | self.constant_names
@@ -313,9 +320,11 @@ class _FileValidator(_ClaimsMixin):
                 m, field, text_value, allowed, allow_result=computed and field == "back"
             )
             self.text_spans(container, key, field, text_value, allowed, origins)
+            self.unit_repeats(container, key, field, text_value, params)
         for i, opt in enumerate(options):
             self.check_placeholders(m, f"options[{i}]", opt, names, pos=m["options"].where(i))
             self.text_spans(m["options"], i, f"options[{i}]", opt, names | {"answer"}, origins)
+            self.unit_repeats(m["options"], i, f"options[{i}]", opt, params)
         raw_mistakes = m.get("mistakes")
         if isinstance(raw_mistakes, LList) and len(raw_mistakes) == len(mistakes):
             mistake_names = names | ({"answer"} if answered else set())
@@ -354,6 +363,8 @@ class _FileValidator(_ClaimsMixin):
             unproven=self.unproven,
             constraints=constraints,
             mistakes=mistakes,
+            key_points=key_points,
+            bonus_points=bonus_points,
         )
 
     def deck_name(self, m: LMap, default: str) -> str:
@@ -403,6 +414,17 @@ class _FileValidator(_ClaimsMixin):
         if "{" not in text:
             return
         for offset, message in span_problems(text, names):
+            line, col = origin.locate(text, offset)
+            self.report(Pos(line, col), field, message)
+
+    def unit_repeats(
+        self, container: Any, key: Any, field: str, text: str | None, params: Sequence[ParamSpec]
+    ) -> None:
+        """Report each ``{param}`` the text follows with the unit it already shows."""
+        if not text or "{" not in text or not isinstance(container, LMap | LList):
+            return
+        origin = self.origin(container, key)
+        for offset, message in repeated_units(text, params):
             line, col = origin.locate(text, offset)
             self.report(Pos(line, col), field, message)
 

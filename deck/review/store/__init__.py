@@ -38,6 +38,7 @@ from typing import Any
 from deck.base.safeio import database_path
 from deck.cards.model import Rating
 from deck.review.scheduler import CardState, Phase, format_time
+from deck.review.store.interviews import InterviewRecord, InterviewsMixin
 from deck.review.store.records import (
     MAX_ANSWER_TEXT,
     MAX_DURATION_MS,
@@ -77,6 +78,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "CardRecord",
     "CorruptDatabase",
+    "InterviewRecord",
     "MergeResult",
     "NewerDatabase",
     "NoDatabase",
@@ -93,7 +95,7 @@ __all__ = [
 # -- the store ----------------------------------------------------------------------------
 
 
-class Store:
+class Store(InterviewsMixin):
     """An open review database. Use :meth:`open`; close it (or use it as a context manager)."""
 
     def __init__(self, path: Path, db: sqlite3.Connection) -> None:
