@@ -24,7 +24,7 @@ def test_a_sample_of_mutations_of_the_builtin_cards_is_caught() -> None:
     survivors = "\n".join(m.describe() for m in report.survivors)
     # The headline: edits of what a learner reads. A narrowed sweep or a widened tolerance
     # weakens a proof without making the card false, so those may survive (counted apart).
-    assert report.visible_total >= 30
+    assert report.visible_total >= 20
     assert report.visible_score >= GOAL, f"{report.visible_percent} caught:\n{survivors}"
     weakening = ("sweep", "tolerance")
     wrong = [m for m in report.survivors if not m.kind.startswith(weakening)]
