@@ -276,7 +276,8 @@ class _FileValidator(_ClaimsMixin):
         params = self.params(m)
         param_names = {p.name for p in params}
         # A parameter with a bad spec is already reported; its placeholders are not errors too.
-        declared = set(m["params"]) if isinstance(m.get("params"), LMap) else set()
+        raw_params = m["params"] if isinstance(m.get("params"), LMap) else {}
+        declared = {k for k in raw_params if isinstance(k, str)}  # 1: or null: is no name
 
         answer = None
         options: tuple[str, ...] = ()

@@ -68,6 +68,7 @@ from deck.review.store.schema import (
     _row_to_record,
     _row_to_review,
 )
+from deck.review.store.sessions import SessionBusy, SessionLock
 
 # The records, errors and limits callers use come from here, with the Store.
 __all__ = [
@@ -84,6 +85,7 @@ __all__ = [
     "NoDatabase",
     "NotQuizcollDatabase",
     "Review",
+    "SessionBusy",
     "Snapshot",
     "StaleState",
     "Store",
@@ -101,6 +103,7 @@ class Store(InterviewsMixin):
     def __init__(self, path: Path, db: sqlite3.Connection) -> None:
         self.path = path
         self._db = db
+        self._session: SessionLock | None = None
 
     @classmethod
     def open(cls, path: Path | str, *, create: bool = True) -> Store:
@@ -155,7 +158,16 @@ class Store(InterviewsMixin):
     # -- plumbing ------------------------------------------------------------------------
 
     def close(self) -> None:
+        if self._session is not None:
+            self._session.release()
+            self._session = None
         self._db.close()
+
+    def hold_session(self) -> None:
+        """Mark this store as an open review session until :meth:`close`: a ``rename`` in
+        another process is refused meanwhile (:mod:`deck.review.store.sessions`)."""
+        if self._session is None and self.path != Path(":memory:"):
+            self._session = SessionLock(self.path, exclusive=False)
 
     def __enter__(self) -> Store:
         return self
@@ -464,7 +476,16 @@ class Store(InterviewsMixin):
     def rename_card(self, old: str, new: str) -> int:
         """Carry the history and state of card ``old`` to the id ``new``, in one transaction;
         returns the reviews moved. Refused when ``new`` already has a record or reviews (two
-        histories are never mixed) or ``old`` has neither."""
+        histories are never mixed) or ``old`` has neither, and while a review session holds
+        the database (:mod:`deck.review.store.sessions`: it would go on rating ``old``)."""
+        lock = None if self.path == Path(":memory:") else SessionLock(self.path, exclusive=True)
+        try:
+            return self._rename(old, new)
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def _rename(self, old: str, new: str) -> int:
         with self._write() as db:
             for card_id in (new, old):
                 has = db.execute(
