@@ -34,6 +34,8 @@ MODULES: tuple[str, ...] = (
     "inference",
     "collectives_extra",
     "collectives_practice",
+    "kernels",
+    "fabric",
     "mistakes",
     "constants",
     "labels",
