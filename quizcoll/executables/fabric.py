@@ -40,6 +40,7 @@ def expected(bins: int, k: int, draws: int, item_bytes: float = 0) -> dict[str, 
         "reached": mean,
         "fraction": mean / bins,
         "idle": bins - mean,
+        "missed_fraction": (bins - mean) / bins,
         "reached_bytes": mean * item_bytes,
     }
 
@@ -124,6 +125,7 @@ def register(registry: Registry) -> None:
             Field("reached", C, "expected distinct bins reached"),
             Field("fraction", R, "reached over bins"),
             Field("idle", C, "expected bins never picked"),
+            Field("missed_fraction", R, "expected share of the bins never picked"),
             Field("reached_bytes", B, "reached × item_bytes: the experts' weights a step reads"),
         ],
     )
