@@ -25,6 +25,7 @@ MODULES: tuple[str, ...] = (
     "hardware",
     "training",
     "memory",
+    "topics",
 )
 
 # Words that start with a digit but name things, from every subject module that has some.

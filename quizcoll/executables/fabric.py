@@ -53,11 +53,11 @@ def ep_dispatch(
     nodes: int,
     gpus_per_node: int,
     nic_bandwidth: float,
-    dtype: str = "bf16",
+    value_bytes: float = 2,
 ) -> dict[str, Any]:
     """One GPU's expected dispatch bytes by destination and the NIC time of the off-node part."""
     d = epd.dispatch(
-        tokens, top_k, hidden, VALUE_BYTES[dtype], experts, nodes, gpus_per_node, nic_bandwidth
+        tokens, top_k, hidden, value_bytes, experts, nodes, gpus_per_node, nic_bandwidth
     )
     return {
         "local_bytes": d.local_bytes,
@@ -143,11 +143,12 @@ def register(registry: Registry) -> None:
                 "nic_bandwidth", ParamKind.RATE, "one NIC, one direction", minimum=1e6, maximum=1e13
             ),
             Param(
-                "dtype",
-                ParamKind.STR,
-                "dispatched values",
-                choices=tuple(VALUE_BYTES),
-                default="bf16",
+                "value_bytes",
+                ParamKind.BYTES,
+                "bytes per dispatched value (bf16: 2, fp8: 1)",
+                minimum=0.5,
+                maximum=8,
+                default=2,
             ),
         ],
         fields=[
