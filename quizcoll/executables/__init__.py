@@ -36,6 +36,7 @@ MODULES: tuple[str, ...] = (
     "collectives_practice",
     "kernels",
     "fabric",
+    "training_systems",
     "mistakes",
     "constants",
     "labels",
