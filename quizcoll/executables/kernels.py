@@ -42,7 +42,13 @@ def attention_traffic(
         block_k=block_k,
         causal=causal,
     )
+    base = (
+        t
+        if t.kernel is aio.Kernel.STANDARD
+        else aio.walk(aio.Kernel.STANDARD, seq, head_dim, VALUE_BYTES[dtype], block_k=block_k)
+    )
     return {
+        "standard_ratio": base.total_bytes / t.total_bytes,
         "total_bytes": t.total_bytes,
         "read_bytes": t.read_bytes,
         "write_bytes": t.write_bytes,
@@ -147,6 +153,7 @@ def register(registry: Registry) -> None:
             Param("causal", ParamKind.BOOL, "skip tiles the causal mask removes", default=False),
         ],
         fields=[
+            Field("standard_ratio", R, "standard attention's traffic over this kernel's"),
             Field("total_bytes", B, "HBM bytes read + written"),
             Field("read_bytes", B, "HBM bytes read"),
             Field("write_bytes", B, "HBM bytes written"),
