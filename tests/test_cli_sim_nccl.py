@@ -43,7 +43,7 @@ def nccl_json(capsys: pytest.CaptureFixture, *argv: str) -> dict:
 def test_json_of_one_node(capsys: pytest.CaptureFixture) -> None:
     doc = nccl_json(capsys, "all_reduce", "--size", "1GiB")
     assert doc.keys() >= NCCL_KEYS
-    assert (doc["model"], doc["nccl_version"]) == ("nccl", "2.31.2")
+    assert (doc["model"], doc["nccl_version"]) == ("nccl", "2.30.7")
     assert (doc["gpu"], doc["nodes"], doc["gpus_per_node"], doc["ranks"]) == ("h100", 1, 8, 8)
     assert (doc["algorithm"], doc["protocol"]) == ("NVLS", "Simple")
     # nvls.cc: 25 µs + S / (59.5 GB/s · 8 channels · 8/14)
@@ -123,7 +123,7 @@ def test_text_shows_the_pick_and_its_rivals(capsys: pytest.CaptureFixture) -> No
     assert main(["sim", "all_reduce", "--model", "nccl", "--size", "1GiB", "--nodes", "2"]) == 0
     out = capsys.readouterr().out
     assert "16 ranks = 2 nodes × 8 H100 (8 × NDR NICs per node" in out
-    assert "NCCL 2.31.2 picks NVLSTree/Simple" in out
+    assert "NCCL 2.30.7 picks NVLSTree/Simple" in out
     assert "← chosen" in out and "Ring          Simple" in out
     assert "NVLS/Simple: NVLS across nodes needs IB SHARP" in out
     assert "ring 8 × 48/48" in out and "NIC 50.00 GB/s vs 50.00 GB/s" in out
@@ -142,7 +142,10 @@ def test_alpha_beta_stays_the_default(capsys: pytest.CaptureFixture) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--model", "ncl"], "--model: 'ncl' is not one of alpha-beta, nccl; did you mean 'nccl'?"),
+        (
+            ["--model", "ncl"],
+            "--model: 'ncl' is not one of alpha-beta, nccl, measured; did you mean 'nccl'?",
+        ),
         (["--gpu", "h100"], "--gpu applies to --model nccl"),
         (["--sharp"], "--sharp applies to --model nccl"),
         (["--model", "nccl", "--gpu", "h10"], "did you mean 'h100'?"),

@@ -89,6 +89,20 @@ def test_grade_agrees_with_the_review_grader(capsys: pytest.CaptureFixture[str])
         assert code == (0 if verdict.correct else 1)
 
 
+@pytest.mark.parametrize("card_id", ["mfu-from-throughput"])
+def test_grade_judges_the_instance_show_draws(
+    capsys: pytest.CaptureFixture[str], card_id: str
+) -> None:
+    # review-3: grade drew without the registry, so constraints were skipped and seed 4 of
+    # mfu-from-throughput graded the shown 17.5% wrong (and an MFU of 125% right).
+    card = COLLECTION.by_id()[card_id]
+    assert card.constraints
+    for seed in range(3, 6):
+        typed = solve(card, draw(card, seed, REGISTRY), REGISTRY).typed
+        code, out, _ = grade(capsys, card_id, "--seed", str(seed), "--answer", typed, "--json")
+        assert (code, json.loads(out)["verdict"]) == (0, "correct"), (seed, typed)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -1,4 +1,4 @@
-"""NCCL's cost model against figures computed by hand from NCCL 2.31.2's formulas.
+"""NCCL's cost model against figures computed by hand from NCCL v2.30.7-1's formulas.
 
 Every expected value below is worked out from the source (file and formula named in the
 comment), not read back from the model: the channel search (src/graph/search.cc), the

@@ -126,7 +126,9 @@ def test_layout_traffic_per_dimension() -> None:
     )
     sbh = 4096 * 8192 * 2
     assert t.tp_bytes == pytest.approx(8 * sbh * 7 / 8 * 20 * 8)  # 8bsh(t−1)/t × l_stage × m
-    assert t.pp_bytes == 2 * sbh * 8
+    # Narayanan et al. 2021 §4.1: with scatter/gather each of the t GPUs sends 1/t of 2sbh.
+    assert t.pp_group_bytes == 2 * sbh * 8
+    assert t.pp_bytes == 2 * sbh * 8 / 8
     assert t.dp_bytes == pytest.approx(2 * 15 / 16 * 70e9 / 32 * 4)
     assert t.total_bytes == t.tp_bytes + t.pp_bytes + t.dp_bytes
 

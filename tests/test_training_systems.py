@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from quizcoll.executables import build_registry
-from quizcoll.systems import checkpoint, pipeline_table
+from quizcoll.systems import checkpoint_shards as checkpoint
+from quizcoll.systems import pipeline_table
 from quizcoll.systems.errors import SystemsInputError
 from quizcoll.systems.pipeline import Schedule, simulate
 

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"no card with id {args.card_id!r}{suggest(args.card_id, by_id)}")
     if card.type is CardType.BASIC:
         raise UsageError(f"card {card.id!r} is self-graded (basic): there is nothing to grade")
-    verdict = check_answer(card, draw(card, args.seed), args.answer, registry)
+    verdict = check_answer(card, draw(card, args.seed, registry), args.answer, registry)
     outcome = "invalid" if verdict.invalid else "correct" if verdict.correct else "wrong"
     document: dict[str, Any] = {
         "card": card.id,

@@ -42,6 +42,7 @@ MAX_LATENCY_S = 60.0
 MAX_BANDWIDTH = 1e15
 LINKS = ("nvlink", "infiniband")
 HIERARCHICAL = "hierarchical"
+NCCL_TREE = "nccl_tree"  # NCCL's trees: a double binary tree over nodes, chains inside
 TOPOLOGY_FLAGS = (
     ("--nodes", "nodes"),
     ("--gpus-per-node", "gpus_per_node"),
@@ -154,6 +155,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     real.add_argument(
         "--iters", metavar="N", type=int, default=20, help="timed iterations (default 20)"
     )
+    real.add_argument(
+        "--sweep",
+        metavar="MIN:MAX",
+        help="with --backend: run sizes doubling from MIN to MAX (e.g. 8:64MiB) and print "
+        "nccl-tests' table (quizcoll calibrate reads it)",
+    )
+    real.add_argument(
+        "--interface",
+        metavar="NAME",
+        help="network interface gloo/NCCL sockets bind to (default: loopback)",
+    )
     add_json_argument(parser)
     sim_nccl.add_arguments(parser)  # --model nccl: NCCL's cost model
 
@@ -171,6 +183,9 @@ def _is_hierarchical(args: argparse.Namespace, collective: Any) -> bool:
     """Whether the request is the hierarchical all-reduce; one-line errors for flags that
     belong to the other kind of request."""
     key = (args.algorithm or "").strip().lower().replace("-", "_")
+    if key == NCCL_TREE:
+        _check_nccl_tree(args, collective)
+        return False
     topology = _given(args, TOPOLOGY_FLAGS)
     implied = args.nodes is not None or args.gpus_per_node is not None
     wanted = key == HIERARCHICAL or (not key and implied)
@@ -213,6 +228,26 @@ def _is_hierarchical(args: argparse.Namespace, collective: Any) -> bool:
     return True
 
 
+def _check_nccl_tree(args: argparse.Namespace, collective: Any) -> None:
+    """``--algorithm nccl_tree`` takes ``--nodes`` and ``--gpus-per-node`` (the trees span
+    the nodes) and one link class; one-line errors otherwise."""
+    if collective.value != "all_reduce":
+        raise UsageError(f"nccl_tree is an all_reduce algorithm; {collective.value} has none")
+    if args.nodes is None or args.gpus_per_node is None:
+        raise UsageError("--algorithm nccl_tree needs --nodes B and --gpus-per-node A")
+    ranks = args.nodes * args.gpus_per_node
+    if ranks > MAX_RANKS:
+        raise UsageError(f"--nodes × --gpus-per-node = {ranks} ranks; at most {MAX_RANKS:,}")
+    if args.ranks is not None and args.ranks != ranks:
+        raise UsageError(
+            f"--ranks {args.ranks} does not match --nodes {args.nodes} × --gpus-per-node "
+            f"{args.gpus_per_node} = {ranks}"
+        )
+    two_level = _given(args, TOPOLOGY_FLAGS[2:])
+    if two_level:
+        raise UsageError(f"{two_level[0]} applies to the hierarchical all_reduce only")
+
+
 def _link(preset: str, latency: float | None, bandwidth: float | None, prefix: str) -> Any:
     """A link model from a preset with optional overrides (named ``custom`` if any)."""
     from quizcoll import collectives as co
@@ -221,6 +256,10 @@ def _link(preset: str, latency: float | None, bandwidth: float | None, prefix: s
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.sweep is not None:
+        from quizcoll.cli.sim_sweep import run_sweep
+
+        return run_sweep(args)
     if sim_nccl.wanted(args):
         return sim_nccl.run(args)
     from quizcoll import collectives as co
@@ -239,7 +278,8 @@ def run(args: argparse.Namespace) -> int:
             f"--size: {size:,} bytes is not a positive whole number of {dtype.name} elements "
             f"({dtype.itemsize} bytes each)"
         )
-    if hierarchical:
+    nccl_tree = algorithm.strip().lower().replace("-", "_") == NCCL_TREE
+    if hierarchical or nccl_tree:
         ranks = args.nodes * args.gpus_per_node
     else:
         ranks = DEFAULT_RANKS if args.ranks is None else args.ranks
@@ -260,7 +300,16 @@ def run(args: argparse.Namespace) -> int:
     bandwidth = link.bandwidth if args.bandwidth is None else args.bandwidth
     try:
         model = co.CostModel(co.LinkModel(link.name, latency, bandwidth))
-        p = co.plan(collective, ranks, count, algorithm=algorithm, dtype=dtype, root=args.root)
+        per_node = args.gpus_per_node if nccl_tree else None
+        p = co.plan(
+            collective,
+            ranks,
+            count,
+            algorithm=algorithm,
+            dtype=dtype,
+            root=args.root,
+            gpus_per_node=per_node,
+        )
         check = _verify(p, op, int(budget), args.seed)
     except co.CollectiveError as exc:
         raise UsageError(str(exc)) from None

@@ -31,6 +31,7 @@ SUBCOMMANDS: dict[str, str] = {
     "paths": "where the database, settings and card folders are",
     "optimize": "fit personal FSRS parameters from the review history (optimizer extra)",
     "sim": "simulate a collective (bytes per rank, steps, modelled time)",
+    "calibrate": "fit a hardware profile to an nccl-tests log (your cluster)",
     "vram": "inference memory of a model: weights, KV cache, activations",
     "train-mem": "training memory per GPU with mixed-precision Adam and ZeRO",
 }

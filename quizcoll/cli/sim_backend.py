@@ -34,7 +34,7 @@ def real_run(args: argparse.Namespace, p: Any, op: Any, budget: int) -> tuple[bo
             warmup=args.warmup,
             iters=args.iters,
         )
-        measurement = launch.real_run(spec, p.ranks, budget)
+        measurement = launch.real_run(spec, p.ranks, budget, interface=args.interface)
     except BackendError as exc:
         raise UsageError(str(exc)) from None
     if measurement is None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from quizcoll.cli.common import UsageError, print_json
 
-MODELS = ("alpha-beta", "nccl")
+MODELS = ("alpha-beta", "nccl", "measured")
 SIMPLE_ONLY = "runs the Simple protocol only"  # quizcoll.collectives.nccl.tuner.SIMPLE_ONLY
 GPUS = ("a100", "h100", "h200", "b200", "l40s")  # quizcoll.collectives.hardware.GPUS
 NCCL_FLAGS = (
@@ -51,8 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--model",
         metavar="M",
-        help="alpha-beta (default: the simulator's schedule, priced per round) or nccl "
-        "(NCCL's tuner: the algorithm and protocol NCCL picks and their times)",
+        help="alpha-beta (default: the simulator's schedule, priced per round), nccl "
+        "(NCCL's tuner: the algorithm and protocol NCCL picks and their times) or measured "
+        "(NCCL's pick timed as nccl-tests prints it: launch, per-step and latency terms "
+        "fitted to published sweeps)",
     )
     group.add_argument("--gpu", metavar="NAME", help=f"{', '.join(GPUS)} (default h100)")
     group.add_argument("--protocol", metavar="P", help="force LL, LL128 or Simple")
@@ -80,12 +82,39 @@ def wanted(args: argparse.Namespace) -> bool:
         close = difflib.get_close_matches(model, MODELS, n=1, cutoff=0.5)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise UsageError(f"--model: {args.model!r} is not one of {', '.join(MODELS)}{hint}")
-    if model == "nccl":
+    if model in ("nccl", "measured"):
+        args.model = model
         return True
+    _apply_profile(args)
     extra = _given(args, NCCL_FLAGS)
     if extra:
         raise UsageError(f"{extra[0]} applies to --model nccl (NCCL's cost model)")
     return False
+
+
+def _apply_profile(args: argparse.Namespace) -> None:
+    """``--gpu NAME`` naming a profile of ``quizcoll calibrate`` (not a GPU preset): the
+    α-β link becomes the measured one — the profile's bus bandwidth (the ring-equivalent
+    link rate nccl-tests reports) and its latency floor spread over the ring steps of the
+    measured run; ``--latency``/``--bandwidth`` still override."""
+    if not args.gpu or args.gpu.strip().lower() in GPUS:
+        return
+    from quizcoll.cli import profiles
+
+    profile = profiles.load(args.gpu.strip())
+    if profile is None:
+        where = profiles.profiles_dir()
+        raise UsageError(
+            f"--gpu {args.gpu!r} is neither a GPU ({', '.join(GPUS)}) nor a profile in "
+            f"{where} (make one with: quizcoll calibrate LOG --name NAME)"
+        )
+    steps = profiles.ring_steps(profile.collective, profile.ranks)
+    if args.latency is None:
+        args.latency = profile.line.alpha_s / steps
+    if args.bandwidth is None:
+        args.bandwidth = profile.line.busbw
+    args.gpu = None
+    args.profile = profile.name
 
 
 def _topology(args: argparse.Namespace) -> Any:
@@ -165,11 +194,38 @@ def run(args: argparse.Namespace) -> int:
         forced_algorithm=algo.value if algo else None,
         forced_protocol=proto.value if proto else None,
     )
+    if args.model == "measured":
+        _measured(doc, choice)
     if args.json:
         print_json(doc)
     else:
         print(_text(doc, topo.describe()))
     return 0
+
+
+def _measured(doc: dict[str, Any], choice: Any) -> None:
+    """``--model measured``: the tuner's pick priced as nccl-tests would time it."""
+    from quizcoll.collectives import measured, nccl
+
+    p = measured.fitted()
+    terms = measured.price(choice, p)
+    time_s = sum(terms.values()) * 1e-6
+    algbw = choice.nbytes / time_s
+    doc.update(
+        model="measured",
+        tuner_time_s=doc["time_s"],
+        time_s=time_s,
+        algbw=algbw,
+        busbw=algbw * nccl.busbw_factor(choice.func, choice.topology.ranks),
+        measured_terms_s={k: v * 1e-6 for k, v in terms.items()},
+        measured_params={
+            "launch_s": p.launch_us * 1e-6,
+            "k_latency": p.k_latency,
+            "step_s": p.step_us * 1e-6,
+            "k_fill": p.k_fill,
+            "chunk_bytes": p.chunk,
+        },
+    )
 
 
 def _text(doc: dict[str, Any], cluster: str) -> str:
@@ -182,7 +238,8 @@ def _text(doc: dict[str, Any], cluster: str) -> str:
     lines = [
         f"{doc['collective']} · {format_bytes_both(doc['size_bytes'])} per rank · "
         f"{doc['ranks']} ranks = {cluster}",
-        f"NCCL {doc['nccl_version']} {verb} {pick}: {secs(doc['time_s'])}, "
+        f"NCCL {doc['nccl_version']} {verb} {pick}: {secs(doc['time_s'])}"
+        f"{' (measured model)' if doc['model'] == 'measured' else ''}, "
         f"algbw {format_rate(doc['algbw'])}, busbw {format_rate(doc['busbw'])} "
         f"(factor {format_number(doc['busbw_factor'])})",
         "",
@@ -192,6 +249,17 @@ def _text(doc: dict[str, Any], cluster: str) -> str:
     ]
     for note in doc["corrections"]:
         lines.append(f"       {note}")
+    if doc["model"] == "measured":
+        parts = " + ".join(
+            f"{name.replace('_', ' ')} {secs(t)}"
+            for name, t in doc["measured_terms_s"].items()
+            if t
+        )
+        lines += [
+            "",
+            f"  measured model (fitted to published nccl-tests sweeps): {secs(doc['time_s'])} "
+            f"= {parts}; NCCL's own estimate {secs(doc['tuner_time_s'])}",
+        ]
     lines += [
         "",
         f"  {'algorithm':<14}{'protocol':<10}{'time':>11}{'latency':>12}{'bandwidth':>14}",

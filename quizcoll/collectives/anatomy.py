@@ -32,7 +32,7 @@ import numpy as np
 from quizcoll.collectives.errors import CollectiveError
 from quizcoll.collectives.semantics import Collective, get_collective
 
-# Names as the cards and the study notes write them.
+# Names as the cards write them.
 DISPLAY_NAMES: dict[Collective, str] = {
     Collective.BROADCAST: "Broadcast",
     Collective.SCATTER: "Scatter",

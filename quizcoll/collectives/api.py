@@ -26,6 +26,7 @@ from quizcoll.collectives.schedules import (
     hierarchical_structure,
     rows_of,
     structure_for,
+    topology_algorithms,
 )
 from quizcoll.collectives.schedules.hierarchical import phase_rounds
 from quizcoll.collectives.schedules.layouts import block_elems, layout_of
@@ -217,7 +218,7 @@ def plan(
     ranks = int(ranks)
     if gpus_per_node is not None:
         nodes = _nodes_of(algorithm, ranks, gpus_per_node)
-        return plan_hierarchical(nodes, gpus_per_node, count, dtype=dtype)
+        return plan_hierarchical(nodes, gpus_per_node, count, dtype=dtype, algorithm=algorithm)
     _check_root(root, ranks)
     kind = dtype if isinstance(dtype, DType) else get_dtype(dtype)
     splits = None
@@ -248,9 +249,10 @@ def _make_plan(
 
 
 def _check_topology_algorithm(algorithm: str) -> None:
-    if algorithm not in TOPOLOGY_ALGORITHMS[Collective.ALL_REDUCE]:
+    if algorithm not in topology_algorithms(Collective.ALL_REDUCE):
         raise CollectiveError(
-            f"gpus_per_node applies to the hierarchical all_reduce only, not {algorithm}"
+            f"gpus_per_node applies to the hierarchical all_reduce only (and NCCL's "
+            f"nccl_tree), not {algorithm}"
         )
 
 
@@ -266,9 +268,17 @@ def _nodes_of(algorithm: str, ranks: int, gpus_per_node: object) -> int:
 
 
 def plan_hierarchical(
-    nodes: int, gpus_per_node: int, count: int, *, dtype: str | DType = "float32"
+    nodes: int,
+    gpus_per_node: int,
+    count: int,
+    *,
+    dtype: str | DType = "float32",
+    algorithm: str = "hierarchical",
 ) -> Plan:
-    """The hierarchical all-reduce laid out over ``nodes × gpus_per_node`` ranks."""
+    """The hierarchical all-reduce (or ``algorithm="nccl_tree"``: NCCL's double binary
+    tree over the nodes, a chain inside each) laid out over ``nodes × gpus_per_node``
+    ranks."""
+    _check_topology_algorithm(algorithm)
     for label, value in (("nodes", nodes), ("gpus_per_node", gpus_per_node)):
         if not isinstance(value, int) or value < 1:
             raise CollectiveError(f"{label} must be a positive whole number, got {value!r}")
@@ -279,13 +289,13 @@ def plan_hierarchical(
     n = nodes * gpus_per_node
     return Plan(
         Collective.ALL_REDUCE,
-        "hierarchical",
+        algorithm,
         n,
         int(count),
         kind,
         0,
-        block_elems(Collective.ALL_REDUCE, "hierarchical", n, int(count)),
-        lambda: hierarchical_structure(nodes, gpus_per_node),
+        block_elems(Collective.ALL_REDUCE, algorithm, n, int(count)),
+        lambda: hierarchical_structure(nodes, gpus_per_node, algorithm),
         gpus_per_node=gpus_per_node,
     )
 
@@ -389,7 +399,9 @@ def run(
     algorithm = check_algorithm(collective, algorithm, topology=gpus_per_node is not None)
     if gpus_per_node is not None:
         _check_topology_algorithm(algorithm)
-        return run_hierarchical(inputs, gpus_per_node, op, budget_bytes=budget_bytes)
+        return run_hierarchical(
+            inputs, gpus_per_node, op, budget_bytes=budget_bytes, algorithm=algorithm
+        )
     reduction = get_op(op)
     arrays, splits = _check_inputs(collective, inputs, split_sizes)
     n = len(arrays)
@@ -408,8 +420,10 @@ def run_hierarchical(
     op: str | Op = "sum",
     *,
     budget_bytes: int = DEFAULT_BUDGET,
+    algorithm: str = "hierarchical",
 ) -> CollectiveResult:
-    """Hierarchical all-reduce of ``inputs`` over nodes of ``gpus_per_node`` ranks."""
+    """Hierarchical (or ``nccl_tree``) all-reduce of ``inputs`` over nodes of
+    ``gpus_per_node`` ranks."""
     reduction = get_op(op)
     arrays, _ = _check_inputs(Collective.ALL_REDUCE, inputs, None)
     if not isinstance(gpus_per_node, int) or gpus_per_node < 1 or len(arrays) % gpus_per_node:
@@ -418,7 +432,11 @@ def run_hierarchical(
             f"got {gpus_per_node!r}"
         )
     p = plan_hierarchical(
-        len(arrays) // gpus_per_node, gpus_per_node, len(arrays[0]), dtype=dtype_of_array(arrays[0])
+        len(arrays) // gpus_per_node,
+        gpus_per_node,
+        len(arrays[0]),
+        dtype=dtype_of_array(arrays[0]),
+        algorithm=algorithm,
     )
     return _execute(p, arrays, reduction, budget_bytes)
 

@@ -9,7 +9,7 @@ the inter-node link and the two classes run concurrently (NVLink and the NIC are
 separate hardware). The total is the sum over rounds; rounds are not overlapped.
 :mod:`.counting` prices a schedule's structure under this model.
 
-Presets (per direction, per GPU) are NCCL's own figures (NVIDIA/nccl 2.31.2), so that an
+Presets (per direction, per GPU) are NCCL's own figures (NVIDIA/nccl v2.30.7-1), so that an
 α-β ring is NCCL's Ring/Simple model without its launch latency: ``nvlink`` — 370.8 GB/s
 (an H100's 18 links × 20.6 GB/s, ``SM90_NVLINK_BW``; the "900 GB/s" line rate counts both
 directions, and nccl-tests measure a ring busbw of ~370 GB/s), 3.4 µs per round (NCCL's

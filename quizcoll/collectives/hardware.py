@@ -1,7 +1,7 @@
 """Hardware presets with their sources: GPUs, NVLink, PCIe and InfiniBand links.
 
 Every figure carries the line rate the vendor quotes and the bandwidth NCCL assumes when
-it builds its topology graph (NVIDIA/nccl 2.31.2, ``src/graph/topo.h`` and
+it builds its topology graph (NVIDIA/nccl v2.30.7-1, ``src/graph/topo.h`` and
 ``src/graph/topo.cc``), because the two differ and learners mix them up:
 
 - NVLink: NCCL counts ``links × per-link bandwidth`` with its own per-link figure
@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-NCCL_SOURCE = "NVIDIA/nccl 2.31.2 (commit 8898068)"
+NCCL_SOURCE = "NVIDIA/nccl v2.30.7-1 (commit 73cf112)"
 T = TypeVar("T")
 
 

@@ -25,6 +25,7 @@ MODULES: tuple[str, ...] = (
     "hardware",
     "training",
     "memory",
+    "published",
     "topics",
 )
 

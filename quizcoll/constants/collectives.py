@@ -15,8 +15,8 @@ _SOURCES = {
     "infiniband": "NCCL: NDR 400 Gb/s NIC / 8000 = 50 GB/s (ncclTopoAddNet); "
     "hwLatencies[NET][Ring][Simple] (cost_model.cc)",
 }
-_TUNER = "NVIDIA/nccl 2.31.2 src/tuning/cost_model.cc (quizcoll.collectives.nccl.constants)"
-_MODEL = "NVIDIA/nccl 2.31.2 src/tuning/ (quizcoll.collectives.nccl.tuner)"
+_TUNER = "NVIDIA/nccl v2.30.7-1 src/graph/tuning.cc (quizcoll.collectives.nccl.constants)"
+_MODEL = "NVIDIA/nccl v2.30.7-1 src/graph/tuning.cc (quizcoll.collectives.nccl.tuner)"
 
 
 def _preset_constants() -> tuple[Constant, ...]:
@@ -154,7 +154,7 @@ def _search_constants() -> tuple[Constant, ...]:
 
     hopper = Arch.HOPPER
     caps = PER_CH_MAX_NVLS_TREE_BW[hopper]
-    search = "NVIDIA/nccl 2.31.2 src/graph/search.cc speed arrays (quizcoll.collectives.nccl)"
+    search = "NVIDIA/nccl v2.30.7-1 src/graph/search.cc speed arrays (quizcoll.collectives.nccl)"
     return (
         Constant(
             "nccl_hopper_speed_intra",

@@ -92,7 +92,7 @@ def _links() -> tuple[Constant, ...]:
 
 
 def _nccl() -> tuple[Constant, ...]:
-    """NCCL 2.31.2's NVLS figures (``src/tuning/``): its latency and efficiency on Hopper."""
+    """NCCL v2.30.7-1's NVLS figures (``src/graph/tuning.cc``): its latency and efficiency on Hopper."""
     from quizcoll.collectives.nccl.constants import (
         BASE_LATENCY,
         HW_LATENCY,
@@ -107,7 +107,7 @@ def _nccl() -> tuple[Constant, ...]:
     nvls = HW_LATENCY[Hw.NVLINK][Algorithm.NVLS][Protocol.SIMPLE] * 1e-6
     ring_ll = BASE_LATENCY[Algorithm.RING][Protocol.LL] * 1e-6
     hop_ll = HW_LATENCY[Hw.NVLINK][Algorithm.RING][Protocol.LL] * 1e-6
-    where = "NCCL 2.31.2 src/tuning/ (quizcoll.collectives.nccl.constants)"
+    where = "NCCL v2.30.7-1 src/graph/tuning.cc (quizcoll.collectives.nccl.constants)"
     return (
         Constant(
             "nccl_ring_ll_base_latency",
@@ -135,7 +135,7 @@ def _nccl() -> tuple[Constant, ...]:
             "nccl_nvls_latency",
             nvls,
             Dim.SECONDS,
-            "NCCL 2.31.2 hwLatencies[NVLINK][NVLS][Simple] = 25 µs (src/tuning/), no base "
+            "NCCL v2.30.7-1 hwLatencies[NVLINK][NVLS][Simple] = 25 µs (src/graph/tuning.cc), no base "
             "latency (quizcoll.collectives.nccl.constants)",
             "µs",
         ),
@@ -143,7 +143,7 @@ def _nccl() -> tuple[Constant, ...]:
             "nccl_nvls_efficiency_hopper",
             NVLS_EFFICIENCY[Arch.HOPPER],
             Dim.RATIO,
-            "NCCL 2.31.2 nvlsEfficiency for sm_90 (src/tuning/nvls.cc; "
+            "NCCL v2.30.7-1 nvlsEfficiency for sm_90 (src/graph/tuning.cc; "
             "quizcoll.collectives.nccl.constants)",
         ),
     )

@@ -115,13 +115,13 @@ def _published() -> tuple[Constant, ...]:
             "rule_of_thumb_headroom_low",
             low,
             Dim.RATIO,
-            "study notes (seed 000): weights plus 20–30% headroom",
+            "a common interview rule of thumb: weights plus 20–30% headroom",
         ),
         Constant(
             "rule_of_thumb_headroom_high",
             high,
             Dim.RATIO,
-            "study notes (seed 000): weights plus 20–30% headroom",
+            "a common interview rule of thumb: weights plus 20–30% headroom",
         ),
         Constant(
             "gpus_per_node",

@@ -1,4 +1,4 @@
-"""Constants of the new-topic cards (reduction numerics, NVLink domains, pipeline schedules): definitions and published figures, each with its source."""
+"""Constants of the new-topic cards (reduction numerics): definitions and published figures, each with its source."""
 
 from __future__ import annotations
 
@@ -25,21 +25,5 @@ CONSTANTS: tuple[Constant, ...] = (
         Dim.COUNT,
         "bfloat16: 1 sign, 8 exponent and 7 stored fraction bits (Google Cloud TPU docs, "
         "'The bfloat16 format'; Intel BFLOAT16 Hardware Numerics Definition, 2018): p = 8",
-    ),
-    # NVLink domains.
-    Constant(
-        "nvl72_nvlink_bandwidth_per_gpu",
-        1.8e12,
-        Dim.RATE,
-        "NVIDIA GB200 NVL72 datasheet: 'fifth-generation NVLink ... 1.8 TB/s' of GPU-to-GPU "
-        "bandwidth per GPU (both directions), 130 TB/s for the rack's 72 GPUs",
-        "TB/s",
-    ),
-    Constant(
-        "nvl72_nvlink_bandwidth_rack",
-        130e12,
-        Dim.RATE,
-        "NVIDIA GB200 NVL72 datasheet: NVLink bandwidth 130 TB/s for the rack",
-        "TB/s",
     ),
 )

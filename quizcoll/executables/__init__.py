@@ -25,6 +25,8 @@ MODULES: tuple[str, ...] = (
     "serving",
     "serving_kv",
     "parallel",
+    "moe_serving",
+    "checkpoint",
     "layout",
     "overlap",
     "numerics",

@@ -9,6 +9,9 @@ NCCL's trees (gradient compression, nccl-tests figures and stragglers are in
   chain of N ranks (NCCL's ring broadcast): rounds counted by a per-rank recurrence;
 - ``collectives.in_network``: every GPU sends S to the switch and receives the reduced S
   (IB SHARP, NVLink SHARP) against a ring's 2(N−1)/N·S;
+- ``collectives.nccl_tree``: NCCL's two trees on nodes × GPUs as the simulator builds them
+  (a double binary tree over the nodes, a chain inside each node): depth, network hops,
+  chain hops and simulated rounds, each counted by walking the trees;
 - ``collectives.tree_depth``: the depth of NCCL's binary tree (its root has one child, so
   ⌈log₂N⌉) against a balanced binary tree's ⌊log₂N⌋.
 
@@ -272,6 +275,41 @@ def tree_depth(ranks: int) -> dict[str, Any]:
     }
 
 
+def nccl_tree(nodes: int, gpus_per_node: int) -> dict[str, Any]:
+    """NCCL's two trees over ``nodes × gpus_per_node`` GPUs, as the simulator builds them
+    (double binary tree over nodes, a chain inside each node), measured by walking them."""
+    from quizcoll.collectives import plan
+    from quizcoll.collectives.schedules.double_tree import (
+        chain_edges_per_node,
+        nccl_tree_parents,
+        root_path_hops,
+    )
+
+    trees = nccl_tree_parents(nodes, gpus_per_node)
+    paths = [root_path_hops(t, gpus_per_node) for t in trees]
+    chains = [chain_edges_per_node(t, gpus_per_node) for t in trees]
+    n = nodes * gpus_per_node
+    p = plan("all_reduce", n, 2, algorithm="nccl_tree", gpus_per_node=gpus_per_node)
+    return {
+        "depth": int(max(h.max() for h, _ in paths)),
+        "network_hops": int(max(net.max() for _, net in paths)),
+        "chain_hops": int(max(c.max() for c in chains)),
+        "shortest_chain": int(min(c.min() for c in chains)),
+        "flat_depth": tree_depth(nodes * gpus_per_node)["depth"],
+        "steps": int(p.steps),
+    }
+
+
+def explain_nccl_tree(args: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    return (
+        f"**NCCL's trees on {args['nodes']} nodes × {args['gpus_per_node']} GPUs** (connect.cc: "
+        f"a double binary tree over the nodes, a chain inside each): the deepest GPU is "
+        f"{result['depth']} hops below the root, {result['network_hops']} of them between "
+        f"nodes; each node's chain has {result['chain_hops']} hops. A binary tree over all "
+        f"{args['nodes'] * args['gpus_per_node']} GPUs would be {result['flat_depth']} deep."
+    )
+
+
 def explain_tree(args: Mapping[str, Any], result: Mapping[str, Any]) -> str:
     return (
         f"**NCCL's binary tree over {args['ranks']} ranks** (rank 0 on top with one child, "
@@ -371,4 +409,21 @@ def register(registry: Registry) -> None:
             Field("max_children", C, "most children of any rank (two)"),
         ],
         explain=explain_tree,
+    )
+    registry.add_function(
+        "collectives.nccl_tree",
+        _guard(nccl_tree),
+        params=[
+            Param("nodes", ParamKind.INT, "nodes", minimum=1, maximum=4096),
+            Param("gpus_per_node", ParamKind.INT, "GPUs per node", minimum=1, maximum=72),
+        ],
+        fields=[
+            Field("depth", C, "hops from the root GPU to the deepest GPU (either tree)"),
+            Field("network_hops", C, "hops between nodes on the longest such path"),
+            Field("chain_hops", C, "tree edges inside one node: its GPU chain"),
+            Field("shortest_chain", C, "the fewest tree edges inside any node"),
+            Field("flat_depth", C, "depth of NCCL's binary tree over all the GPUs instead"),
+            Field("steps", C, "rounds of the simulated (non-pipelined) all-reduce on these trees"),
+        ],
+        explain=explain_nccl_tree,
     )

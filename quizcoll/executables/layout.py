@@ -131,6 +131,7 @@ def traffic(
     return {
         "tp_bytes": t.tp_bytes,
         "pp_bytes": t.pp_bytes,
+        "pp_group_bytes": t.pp_group_bytes,
         "dp_bytes": t.dp_bytes,
         "total_bytes": t.total_bytes,
         "parameters": params,
@@ -140,7 +141,7 @@ def traffic(
 def _explain_traffic(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     return (
         f"Per GPU per step: TP 8·s·b·h·(t − 1)/t per layer per micro-batch = "
-        f"**{sizes(r['tp_bytes'])}**; PP 2·s·b·h per micro-batch = {sizes(r['pp_bytes'])}; DP "
+        f"**{sizes(r['tp_bytes'])}**; PP 2·s·b·h/t per micro-batch (Megatron's scatter/gather) = {sizes(r['pp_bytes'])}; DP "
         f"2(d − 1)/d of Ψ/(TP·PP) gradients = {sizes(r['dp_bytes'])}; total "
         f"{sizes(r['total_bytes'])}."
     )
@@ -253,7 +254,8 @@ def register(registry: Registry) -> None:
         ],
         fields=[
             Field("tp_bytes", B, "tensor-parallel all-reduces"),
-            Field("pp_bytes", B, "pipeline sends of a middle stage"),
+            Field("pp_bytes", B, "one GPU's pipeline sends (middle stage, scatter/gather: 1/TP)"),
+            Field("pp_group_bytes", B, "the whole boundary tensor its TP group passes on"),
             Field("dp_bytes", B, "data-parallel gradient all-reduce"),
             Field("total_bytes", B, "all three"),
             Field("parameters", C, "Ψ"),

@@ -1,5 +1,5 @@
 """GPU-memory calculators as executables (``memory.*``): weights, parameter counts, KV cache,
-inference totals and GPU fit, ZeRO training memory, activations, the study notes' rule of
+inference totals and GPU fit, ZeRO training memory, activations, the weights-plus-headroom rule of
 thumb. Each returns plain numbers and has a short worked solution (``explain``).
 """
 

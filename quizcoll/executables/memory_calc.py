@@ -1,5 +1,5 @@
 """The memory calculators as executable functions: weights, parameter counts, the KV cache,
-inference totals and GPU fit, the study notes' rule of thumb; each with its worked solution."""
+inference totals and GPU fit, the weights-plus-headroom rule of thumb; each with its worked solution."""
 
 from __future__ import annotations
 
@@ -398,7 +398,7 @@ def explain_max_context(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
 
 
 def rule_of_thumb(params: int, dtype: str = "fp16", headroom: float = 0.2) -> dict[str, Any]:
-    """The study notes' estimate: parameters × bytes, plus 20–30% headroom; in GB and GiB."""
+    """The common rule-of-thumb estimate: parameters × bytes, plus 20–30% headroom; in GB and GiB."""
     fmt = weight_format(dtype, 128)
     base = bytes_for_parameter_count(params, fmt)
     with_headroom = round(base * (1 + headroom))

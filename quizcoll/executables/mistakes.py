@@ -73,7 +73,7 @@ def _all_reduce_message(attempt: Attempt) -> str:
             "the N−1 shards it lacks, (N−1)/N of the gathered buffer."
         )
     return (
-        "That is the all-reduce volume (the study notes' slip): a ring reduce-scatter is half "
+        "That is the all-reduce volume (a common slip): a ring reduce-scatter is half "
         "of it, (N−1)/N·S — N−1 steps of one S/N chunk; 2(N−1)/N·S is reduce-scatter plus "
         "all-gather."
     )

@@ -13,7 +13,7 @@ from typing import Any
 
 from deck.cards.registry import Field, Param, ParamKind, Registry
 from quizcoll.executables.common import B, C, R, S, count_param, guard
-from quizcoll.systems import checkpoint as ckpt
+from quizcoll.systems import checkpoint_shards as ckpt
 from quizcoll.systems import pipeline_table as pt
 
 VALUE_BYTES = {"fp32": 4, "bf16": 2, "fp8": 1}

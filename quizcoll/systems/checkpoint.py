@@ -1,82 +1,73 @@
-"""A distributed checkpoint of mixed-precision Adam, shard by shard: what each rank writes and
-how long the write takes.
+"""Distributed checkpoints: what a training checkpoint holds, how it shards, how long it takes.
 
-The model is split over tensor × pipeline ranks; each data-parallel replica holds the same
-bf16 weights, and with a distributed optimizer (ZeRO-1, Megatron's ``--use-distributed-
-optimizer``) the fp32 master weights and Adam moments are further split over the data-
-parallel ranks. A sharded save (PyTorch DCP, Megatron ``torch_dist``) writes each tensor
-once: the weights by the first data-parallel replica, the optimizer shards by their owners.
-:func:`shards` lists every rank's bytes by walking the ranks of the layout, so the totals
-come from the enumeration, not from a formula.
+A checkpoint that can resume training saves, per parameter, the weights in the model's dtype
+and the optimizer's state: for Adam the two moments, and with mixed precision the fp32
+master copy the optimizer updates. Gradients are not saved (they are recomputed). Each saved
+tensor is listed with its dtype; the bytes per parameter are their sum.
+
+A sharded save (PyTorch DCP, Megatron's ``torch_dist``) has every rank write its own shard
+in parallel, so the time is the largest shard over one rank's write bandwidth, or the whole
+checkpoint over the storage's aggregate bandwidth, whichever is slower.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from quizcoll.systems.errors import SystemsInputError, at_least, positive
+from quizcoll.systems.errors import SystemsInputError, at_least, exact, positive
 
-MAX_WORLD = 1 << 16
-WEIGHT_BYTES = 2  # bf16 weights
-STATE_BYTES = 12  # fp32 master weights, Adam's m and v
+DTYPE_BYTES: dict[str, int] = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
+OPTIMIZERS: tuple[str, ...] = ("adam", "sgd-momentum", "none")
+
+
+def saved_tensors(weight_dtype: str, optimizer: str) -> tuple[tuple[str, int], ...]:
+    """(name, bytes per parameter) of every tensor a resumable checkpoint saves."""
+    if weight_dtype not in DTYPE_BYTES:
+        raise SystemsInputError(f"weight_dtype must be one of {', '.join(DTYPE_BYTES)}")
+    if optimizer not in OPTIMIZERS:
+        raise SystemsInputError(f"optimizer must be one of {', '.join(OPTIMIZERS)}")
+    out: list[tuple[str, int]] = [("weights", DTYPE_BYTES[weight_dtype])]
+    if optimizer == "none":
+        return tuple(out)
+    if weight_dtype != "fp32":
+        out.append(("fp32 master weights", DTYPE_BYTES["fp32"]))
+    out.append(("exp_avg" if optimizer == "adam" else "momentum", DTYPE_BYTES["fp32"]))
+    if optimizer == "adam":
+        out.append(("exp_avg_sq", DTYPE_BYTES["fp32"]))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
 class Checkpoint:
-    per_rank: tuple[float, ...]
-    gpus_per_node: int
-    storage_bandwidth: float  # aggregate filesystem write bandwidth
-    node_bandwidth: float  # what one node can push to storage
-
-    @property
-    def total_bytes(self) -> float:
-        return sum(self.per_rank)
-
-    @property
-    def max_rank_bytes(self) -> float:
-        return max(self.per_rank)
-
-    @property
-    def max_node_bytes(self) -> float:
-        g = self.gpus_per_node
-        return max(sum(self.per_rank[i : i + g]) for i in range(0, len(self.per_rank), g))
-
-    @property
-    def write_s(self) -> float:
-        """The slower of the filesystem's aggregate limit and the busiest node's own link."""
-        return max(
-            self.total_bytes / self.storage_bandwidth, self.max_node_bytes / self.node_bandwidth
-        )
+    bytes_per_parameter: float
+    total_bytes: float
+    shard_bytes: float  # one rank's share
+    write_time_s: float
 
 
-def shards(
-    params: float,
-    tp: int,
-    pp: int,
-    dp: int,
-    *,
-    distributed_optimizer: bool = True,
-    gpus_per_node: int = 8,
-    storage_bandwidth: float = 1e11,
-    node_bandwidth: float = 2.5e10,
+def checkpoint(
+    parameters: int,
+    ranks: int = 1,
+    weight_dtype: str = "bf16",
+    optimizer: str = "adam",
+    rank_bandwidth: float = 0.0,
+    storage_bandwidth: float = 0.0,
 ) -> Checkpoint:
-    """Every rank's share of a full checkpoint (ranks ordered tp fastest, then dp, then pp)."""
-    positive("params", params)
-    for name, v in (("tp", tp), ("pp", pp), ("dp", dp), ("gpus_per_node", gpus_per_node)):
-        at_least(name, v, 1)
-    positive("storage_bandwidth", storage_bandwidth)
-    positive("node_bandwidth", node_bandwidth)
-    world = tp * pp * dp
-    if world > MAX_WORLD:
-        raise SystemsInputError(f"world must be at most {MAX_WORLD}, got {world}")
-    model_shard = params / (tp * pp)  # parameters one tensor-and-pipeline rank holds
-    per_rank: list[float] = []
-    for rank in range(world):
-        d = (rank // tp) % dp
-        written = model_shard * WEIGHT_BYTES if d == 0 else 0.0
-        if distributed_optimizer:
-            written += model_shard / dp * STATE_BYTES
-        elif d == 0:
-            written += model_shard * STATE_BYTES
-        per_rank.append(written)
-    return Checkpoint(tuple(per_rank), gpus_per_node, storage_bandwidth, node_bandwidth)
+    """Size, shard and write time of a resumable checkpoint of ``parameters`` parameters."""
+    at_least("parameters", parameters, 1)
+    at_least("ranks", ranks, 1)
+    for name, value in (
+        ("rank_bandwidth", rank_bandwidth),
+        ("storage_bandwidth", storage_bandwidth),
+    ):
+        if value:
+            positive(name, value)
+    per = sum(b for _, b in saved_tensors(weight_dtype, optimizer))
+    total = per * parameters
+    shard = total / ranks
+    times = []
+    if rank_bandwidth:
+        times.append(shard / rank_bandwidth)
+    if storage_bandwidth:
+        times.append(total / storage_bandwidth)
+    return Checkpoint(float(per), float(total), exact(shard), max(times) if times else 0.0)

@@ -114,8 +114,9 @@ class LayoutTraffic:
     """Bytes one GPU sends per training step, by dimension."""
 
     tp_bytes: float
-    pp_bytes: float
+    pp_bytes: float  # one GPU's share: the boundary tensor split over the TP group
     dp_bytes: float
+    pp_group_bytes: float = 0.0  # the whole boundary tensor a stage's TP group passes on
 
     @property
     def total_bytes(self) -> float:
@@ -136,7 +137,12 @@ def layout_traffic(
     activation_bytes: float = 2,
     grad_bytes: float = 4,
 ) -> LayoutTraffic:
-    """Per-GPU bytes of TP all-reduces, PP sends (a middle stage) and the DP all-reduce."""
+    """Per-GPU bytes of TP all-reduces, PP sends (a middle stage) and the DP all-reduce.
+
+    A stage boundary carries 2·s·b·h values per micro-batch (activations forward, their
+    gradients back) per TP group; Megatron's scatter/gather optimisation (Narayanan et al.
+    2021, §4.1), and sequence parallelism, have each of the ``tp`` GPUs send 1/tp of it.
+    """
     for name, value in (
         ("parameters", parameters),
         ("hidden", hidden),
@@ -156,9 +162,9 @@ def layout_traffic(
     sbh = seq_len * micro_batch * hidden * activation_bytes
     stage_layers = layers // pp
     tp_bytes = 8 * sbh * (tp - 1) / tp * stage_layers * micro_batches
-    pp_bytes = 2 * sbh * micro_batches if pp > 1 else 0
+    pp_group = 2 * sbh * micro_batches if pp > 1 else 0
     dp_bytes = 2 * (dp - 1) / dp * parameters / (tp * pp) * grad_bytes
-    return LayoutTraffic(exact(tp_bytes), pp_bytes, exact(dp_bytes))
+    return LayoutTraffic(exact(tp_bytes), exact(pp_group / tp), exact(dp_bytes), pp_group)
 
 
 def serving_tp_valid(tp: int, heads: int, kv_heads: int) -> bool:

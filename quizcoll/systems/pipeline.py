@@ -243,16 +243,9 @@ def simulate(
         while cursor[s] < len(order):
             key = order[cursor[s]]
             kind, vs, mb = key
-            # The op's dependencies, first missing one first (the stage waits on it).
-            if kind == "F":
-                deps = (("F", vs - 1, mb),) if vs > 0 else ()
-            elif kind == "B":
-                deps = (("F", vs, mb), ("B", vs + 1, mb)) if vs < last else (("F", vs, mb),)
-            else:
-                deps = (("B", vs, mb),)
             start = clock[s]
             missing = None
-            for d in deps:
+            for d in _dependencies(kind, vs, mb, last):  # the first missing one is waited on
                 done = end.get(d)
                 if done is None:
                     missing = d
@@ -278,7 +271,31 @@ def simulate(
                 work.extend(woken)
     if any(cursor[s] < len(orders[s]) for s in range(p)):  # pragma: no cover - orders are valid
         raise SystemsInputError(f"the {schedule.value} order deadlocks for p={p}, m={m}, v={v}")
-    busy = m * v * (tf + tb + tw)
+    return _run(schedule, p, m, v, clock, scale, m * v * (tf + tb + tw), peak, ops)
+
+
+def _dependencies(kind: str, vs: int, mb: int, last: int) -> tuple[_Key, ...]:
+    """What an operation waits for: a forward the previous virtual stage's forward, a
+    backward its own forward and the next virtual stage's backward, a weight pass its
+    backward."""
+    if kind == "F":
+        return (("F", vs - 1, mb),) if vs > 0 else ()
+    if kind == "B":
+        return (("F", vs, mb), ("B", vs + 1, mb)) if vs < last else (("F", vs, mb),)
+    return (("B", vs, mb),)
+
+
+def _run(
+    schedule: Schedule,
+    p: int,
+    m: int,
+    v: int,
+    clock: list[int],
+    scale: float,
+    busy: float,
+    peak: list[int],
+    ops: list[Op],
+) -> PipelineRun:
     return PipelineRun(
         schedule=schedule,
         stages=p,

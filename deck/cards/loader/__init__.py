@@ -41,11 +41,13 @@ from deck.cards.model import (
     Collection,
     Computation,
     Location,
+    ParamSpec,
     Variable,
 )
 from deck.cards.placeholders import placeholders
 from deck.cards.registry import Registry, suggest
 from deck.cards.spancheck import span_problems
+from deck.cards.unitwords import repeated_units
 from deck.cards.yamlsource import LList, LMap, Pos, parse_yaml, read_text
 
 
@@ -313,9 +315,11 @@ class _FileValidator(_ClaimsMixin):
                 m, field, text_value, allowed, allow_result=computed and field == "back"
             )
             self.text_spans(container, key, field, text_value, allowed, origins)
+            self.unit_repeats(container, key, field, text_value, params)
         for i, opt in enumerate(options):
             self.check_placeholders(m, f"options[{i}]", opt, names, pos=m["options"].where(i))
             self.text_spans(m["options"], i, f"options[{i}]", opt, names | {"answer"}, origins)
+            self.unit_repeats(m["options"], i, f"options[{i}]", opt, params)
         raw_mistakes = m.get("mistakes")
         if isinstance(raw_mistakes, LList) and len(raw_mistakes) == len(mistakes):
             mistake_names = names | ({"answer"} if answered else set())
@@ -403,6 +407,17 @@ class _FileValidator(_ClaimsMixin):
         if "{" not in text:
             return
         for offset, message in span_problems(text, names):
+            line, col = origin.locate(text, offset)
+            self.report(Pos(line, col), field, message)
+
+    def unit_repeats(
+        self, container: Any, key: Any, field: str, text: str | None, params: Sequence[ParamSpec]
+    ) -> None:
+        """Report each ``{param}`` the text follows with the unit it already shows."""
+        if not text or "{" not in text or not isinstance(container, LMap | LList):
+            return
+        origin = self.origin(container, key)
+        for offset, message in repeated_units(text, params):
             line, col = origin.locate(text, offset)
             self.report(Pos(line, col), field, message)
 

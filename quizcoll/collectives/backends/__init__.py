@@ -80,6 +80,7 @@ class Measurement:
     matches: bool | None  # outputs equal the simulator's (None: not compared)
     checked_elements: int
     notes: list[str] = field(default_factory=list)
+    members: list[list[Any]] = field(default_factory=list)  # [pid, host] of every rank
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

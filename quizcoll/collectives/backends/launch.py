@@ -10,6 +10,8 @@ starts a :class:`~.local.LocalGroup` of N processes here.
 from __future__ import annotations
 
 import os
+import socket
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -22,6 +24,47 @@ TORCHRUN_VARIABLES = ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
 def launched_by_torchrun() -> bool:
     """Whether this process is one rank of a torchrun (or any ``env://``) launch."""
     return all(os.environ.get(name) for name in TORCHRUN_VARIABLES)
+
+
+def loopback_interface() -> str:
+    """This machine's loopback interface (``lo`` on Linux, ``lo0`` on macOS)."""
+    names = [name for _, name in socket.if_nameindex()]
+    for name in names:
+        if name == "lo" or name.startswith("lo0"):
+            return name
+    for name in names:
+        if name.startswith("lo"):
+            return name
+    raise BackendError("this machine has no loopback interface to bind gloo/NCCL sockets to")
+
+
+def socket_env(interface: str | None) -> dict[str, str]:
+    """The variables that bind gloo's and NCCL's sockets: to ``interface`` when the user
+    names one, else to loopback (a local run never listens on the network)."""
+    if interface is not None:
+        names = [name for _, name in socket.if_nameindex()]
+        if interface not in names:
+            raise BackendError(
+                f"--interface {interface!r} is not a network interface here "
+                f"(this machine has {', '.join(names)})"
+            )
+        chosen = interface
+    else:
+        chosen = loopback_interface()
+    return {"GLOO_SOCKET_IFNAME": chosen, "NCCL_SOCKET_IFNAME": chosen}
+
+
+def _pin_sockets(interface: str | None) -> None:
+    """Inside a torchrun launch: bind to ``interface``, else to loopback — which works
+    only when every rank is on this machine (``MASTER_ADDR`` a loopback address)."""
+    if interface is None:
+        master = os.environ.get("MASTER_ADDR", "")
+        if master not in ("localhost", "127.0.0.1", "::1") and not master.startswith("127."):
+            raise BackendError(
+                f"MASTER_ADDR={master!r} is another machine: name the network interface to "
+                "use with --interface NAME (sockets bind to loopback unless told)"
+            )
+    os.environ.update(socket_env(interface))
 
 
 def launch_size() -> int:
@@ -115,26 +158,48 @@ def buffer_bytes(spec: RunSpec, world: int) -> int:
     return (spec.count + output) * get_dtype(spec.dtype).itemsize
 
 
-def real_run(spec: RunSpec, world: int, budget_bytes: int) -> Measurement | None:
+def real_run(
+    spec: RunSpec, world: int, budget_bytes: int, *, interface: str | None = None
+) -> Measurement | None:
     """Run ``spec`` on ``world`` ranks: in the surrounding torchrun launch (every rank
     calls this; rank 0 gets the measurement, the others None) or on local processes."""
+    runs = real_runs([spec], world, budget_bytes, interface=interface)
+    return None if runs is None else runs[0]
+
+
+def real_runs(
+    specs: Sequence[RunSpec],
+    world: int,
+    budget_bytes: int,
+    *,
+    interface: str | None = None,
+    node_size: int | None = None,
+) -> list[Measurement] | None:
+    """Run every spec, one after another, on one group of ``world`` ranks (a sweep): in
+    the surrounding torchrun launch, or on local processes — whose ranks report
+    simulated nodes of ``node_size`` ranks each when given. Sockets bind to loopback
+    unless ``interface`` names one. Rank 0 gets the measurements; the others None."""
     if launched_by_torchrun():
-        return measure_launched(spec, world, budget_bytes)
+        return measure_launched(specs, world, budget_bytes, interface)
     if world > LOCAL_MAX_PROCESSES:
         raise BackendError(
-            f"--backend {spec.backend} starts one process per rank here: at most "
+            f"--backend {specs[0].backend} starts one process per rank here: at most "
             f"{LOCAL_MAX_PROCESSES}, got {world}; launch with torchrun to span machines"
         )
-    _check_memory(spec, world, world, budget_bytes)
-    require_torch(spec.backend, world)
+    for spec in specs:
+        _check_memory(spec, world, world, budget_bytes)
+    require_torch(specs[0].backend, world)
     from quizcoll.collectives.backends.local import LocalGroup
 
-    with LocalGroup(spec.backend, world) as group:
-        return group.run(spec)
+    env = socket_env(interface)
+    with LocalGroup(specs[0].backend, world, env=env, node_size=node_size) as group:
+        return [group.run(spec) for spec in specs]
 
 
-def measure_launched(spec: RunSpec, world: int, budget_bytes: int) -> Measurement | None:
-    """This process's part of a run across a torchrun launch of ``world`` ranks."""
+def measure_launched(
+    specs: Sequence[RunSpec], world: int, budget_bytes: int, interface: str | None = None
+) -> list[Measurement] | None:
+    """This process's part of the runs across a torchrun launch of ``world`` ranks."""
     size = launch_size()
     if size != world:
         raise BackendError(
@@ -142,17 +207,22 @@ def measure_launched(spec: RunSpec, world: int, budget_bytes: int) -> Measuremen
             "leave --ranks out or make it equal"
         )
     local = int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
-    _check_memory(spec, world, local, budget_bytes)
-    require_torch(spec.backend, local)
+    for spec in specs:
+        _check_memory(spec, world, local, budget_bytes)
+    require_torch(specs[0].backend, local)
+    _pin_sockets(interface)
     import torch.distributed as dist
 
     from quizcoll.collectives.backends.torch_ops import measure_in_group
 
-    join_group(spec.backend, "env://", timedelta(seconds=300))
+    join_group(specs[0].backend, "env://", timedelta(seconds=300))
     try:
-        return measure_in_group(spec, "torchrun")
+        results = [measure_in_group(spec, "torchrun") for spec in specs]
     finally:
         dist.destroy_process_group()
+    if any(r is None for r in results):
+        return None
+    return [r for r in results if r is not None]
 
 
 def _check_memory(spec: RunSpec, world: int, here: int, budget_bytes: int) -> None:

@@ -2,7 +2,8 @@
 
 Each worker is ``python -m quizcoll.collectives.backends.worker`` with the rank in its
 environment; the group meets through a file store in a private temporary folder (no
-port to pick or collide on). :meth:`LocalGroup.run` sends a spec to every worker and
+port to pick or collide on), and gloo's (or NCCL's) own sockets bind to the interface the
+caller gives (:func:`~.launch.socket_env`: loopback unless the user names one). :meth:`LocalGroup.run` sends a spec to every worker and
 waits for every answer; any failure, or no answer within the timeout, closes the group
 and raises :class:`~quizcoll.collectives.backends.BackendError` with the first message.
 Workers are ended by their own handles only.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import socket
 import subprocess
 import sys
 import tempfile
@@ -22,6 +24,7 @@ from types import TracebackType
 from typing import IO
 
 from quizcoll.collectives.backends import BackendError, Measurement, RunSpec
+from quizcoll.collectives.backends.launch import socket_env
 
 RUN_TIMEOUT_S = 600.0  # start-up (importing torch) plus one run, per answer
 
@@ -29,8 +32,19 @@ RUN_TIMEOUT_S = 600.0  # start-up (importing torch) plus one run, per answer
 class LocalGroup:
     """``world`` local ranks of ``backend`` (gloo, or nccl with one GPU per rank)."""
 
-    def __init__(self, backend: str, world: int, *, timeout_s: float = RUN_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        backend: str,
+        world: int,
+        *,
+        timeout_s: float = RUN_TIMEOUT_S,
+        env: dict[str, str] | None = None,
+        node_size: int | None = None,
+    ) -> None:
         self.backend, self.world, self.timeout_s = backend, world, timeout_s
+        # GLOO_SOCKET_IFNAME/NCCL_SOCKET_IFNAME: loopback unless the caller names one
+        self.env = socket_env(None) if env is None else dict(env)
+        self.node_size = node_size  # ranks per simulated node (reported host names)
         self._dir = tempfile.TemporaryDirectory(prefix="quizcoll-group-")
         self._answers: queue.Queue[tuple[int, str | None]] = queue.Queue()
         self._workers: list[subprocess.Popen[str]] = []
@@ -55,6 +69,9 @@ class LocalGroup:
             PYTHONPATH=os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")])),
         )
         env.setdefault("OMP_NUM_THREADS", "1")  # as torchrun does: N processes share the cores
+        env.update(self.env)
+        if self.node_size:
+            env["QUIZCOLL_NODE_NAME"] = f"{socket.gethostname()}-node{rank // self.node_size}"
         log = open(Path(self._dir.name) / f"rank{rank}.log", "w+", encoding="utf-8")  # noqa: SIM115 - closed in close()
         self._logs.append(log)
         worker = subprocess.Popen(

@@ -17,6 +17,8 @@ the others out of place.
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 from collections.abc import Callable
 from typing import Any
@@ -31,6 +33,11 @@ from quizcoll.collectives.sample import sample_inputs
 from quizcoll.collectives.semantics import Collective, get_collective
 
 TORCH_OPS = {Op.SUM: "SUM", Op.PROD: "PRODUCT", Op.MAX: "MAX", Op.MIN: "MIN", Op.AVG: "AVG"}
+
+
+def node_name() -> str:
+    """The host this rank reports (``QUIZCOLL_NODE_NAME`` names a simulated node)."""
+    return os.environ.get("QUIZCOLL_NODE_NAME") or socket.gethostname()
 
 
 def torch_dtype(name: str) -> Any:
@@ -61,6 +68,8 @@ def measure_in_group(
         dist.all_reduce(flag, op=dist.ReduceOp.MIN)
         matches = bool(flag.item())
     mean_s = _time(spec, collective, op, rank, world, device, clock)
+    members: list[Any] = [None] * world
+    dist.all_gather_object(members, [os.getpid(), node_name()])
     if rank != 0:
         return None
     kind = get_dtype(spec.dtype)
@@ -82,6 +91,7 @@ def measure_in_group(
         matches=matches,
         checked_elements=spec.check_count,
         notes=notes,
+        members=[list(m) for m in members],
     )
 
 

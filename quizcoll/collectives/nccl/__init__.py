@@ -1,6 +1,8 @@
 """NCCL's own cost model: which algorithm and protocol NCCL picks, and how long it takes.
 
-A reproduction of the tuner of NVIDIA/nccl 2.31.2 (``src/tuning/``, ``src/graph/``):
+A reproduction of the tuner of one NCCL release, v2.30.7-1 (NVIDIA/nccl tag
+``v2.30.7-1``, commit 73cf112: ``src/graph/tuning.cc``, ``search.cc``, ``topo.h``,
+``connect.cc``, ``trees.cc`` and ``src/enqueue.cc``'s ``topoGetAlgoInfo``):
 
 - :mod:`.constants`: the tuner's tables (latencies, bandwidth caps, speed arrays);
 - :mod:`.topology`: :func:`topology` builds a :class:`Topology` from hardware presets

@@ -1,7 +1,9 @@
 """NCCL's choice: price every (algorithm, protocol) pair and keep the cheapest.
 
-``ncclTuningCompute`` prices each enabled pair with :func:`~.tuner.estimate` and keeps
-the one with the smallest time (ties go to the later tuning id). A caller may force an
+``topoGetAlgoInfo`` (``src/enqueue.cc`` of NCCL v2.30.7-1) prices each enabled pair
+with :func:`~.tuner.estimate` and keeps the one with the smallest time, walking the
+algorithms and protocols in id order and replacing the pick only on a strictly smaller
+time ("table[a][p] < minTime"), so a tie goes to the earlier id. A caller may force an
 algorithm or a protocol, as ``NCCL_ALGO`` and ``NCCL_PROTO`` do. The bandwidths of the
 result are reported as nccl-tests reports them: ``algbw = S / time`` and
 ``busbw = algbw × factor`` (2(n−1)/n for all_reduce, (n−1)/n for all_gather and
@@ -141,9 +143,9 @@ def choose(
             reasons.reverse()
         detail = f": {reasons[0]}" if reasons else ""
         raise NcclModelError(f"no {forced} algorithm for {f.value} on this topology{detail}")
-    # NCCL walks its list newest tuning id first and keeps a strictly faster pair: the
-    # first minimum in reversed id order
-    best = min(reversed(allowed), key=lambda e: e.time_us)
+    # NCCL walks algorithm-major, protocol-minor and keeps a strictly faster pair: the
+    # first minimum in id order
+    best = min(allowed, key=lambda e: e.time_us)
     ranked = sorted(every, key=lambda e: (not e.entry.available, e.time_us, ORDER.index(_key(e))))
     return Choice(f, topo, nbytes, best, tuple(ranked))
 

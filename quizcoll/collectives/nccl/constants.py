@@ -1,11 +1,12 @@
-"""NCCL's tuner constants and names, as NCCL 2.31.2 defines them.
+"""NCCL's tuner constants and names, as the release v2.30.7-1 defines them.
 
-Source: NVIDIA/nccl at commit 8898068 (version.mk: 2.31.2):
+Source: NVIDIA/nccl tag ``v2.30.7-1`` (commit 73cf112; makefiles/version.mk 2.30.7):
 
-- ``src/tuning/cost_model.cc``: ``ncclTunerConstantsDefaults`` (base and per-hop
-  latencies, the LL/LL128/Tree/NVLSTree bandwidth caps) and ``treeCorrectionFactor``;
-- ``src/tuning/nvls.cc``: ``nvlsEfficiency``; ``src/tuning/ring.cc``: ``getNetOverhead``;
-- ``src/graph/search.cc``: the speed arrays the channel search walks;
+- ``src/graph/tuning.cc``: ``ncclTunerConstantsDefaults`` (base and per-hop latencies,
+  the LL/LL128/Tree/NVLSTree bandwidth caps), ``nvlsEfficiency``, ``getNetOverhead`` and
+  ``treeCorrectionFactor``;
+- ``src/graph/search.cc``: the speed arrays the channel search walks
+  (``speedArrayIntra/Inter``, ``sm90SpeedArray*``, ``sm100SpeedArray*``);
 - ``src/include/device.h``: ``MAXCHANNELS``, ``NCCL_MAX_NVLS_ARITY``,
   ``NCCL_MAX_DIRECT_ARITY``.
 
@@ -202,8 +203,8 @@ SPEEDS_INTER: dict[Arch, tuple[float, ...]] = {
                  4.0, 3.0, 2.4, 1.2, 0.24, 0.12),
     Arch.HOPPER: (48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0,
                   2.4, 1.2, 0.24, 0.12),
-    Arch.BLACKWELL: (96.0, 90.2, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0,
-                     17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12),
+    Arch.BLACKWELL: (96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                     15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12),
 }  # fmt: skip
 
 

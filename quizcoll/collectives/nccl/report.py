@@ -11,7 +11,7 @@ from quizcoll.collectives.nccl.search import Graph, Graphs
 from quizcoll.collectives.nccl.topology import Topology
 from quizcoll.collectives.nccl.tuner import Estimate
 
-NCCL_VERSION = "2.31.2"
+NCCL_VERSION = "2.30.7"
 _GB = 1e9  # the model's GB/s → bytes/s
 _US = 1e-6
 

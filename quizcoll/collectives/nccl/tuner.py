@@ -1,16 +1,22 @@
 """NCCL's cost model: latency and bandwidth of every (algorithm, protocol) pair.
 
-Mirrors ``src/tuning/{ring,tree,nvls,collnet,pat}.cc`` of NCCL 2.31.2 (the model NCCL
-uses for Volta to Blackwell; Rubin has a separate pipeline model, not covered here).
-For each pair the tuner fixes, at communicator creation, a latency (µs) and a bandwidth
-(GB/s, already converted from bus to algorithm bandwidth); an operation of ``n`` bytes
-then costs ``latency + n / (1000 · bandwidth)`` µs (``ncclTuningGetTime``), after a few
-size-dependent corrections applied by :func:`estimate`. ``n`` is the larger of a rank's
+Mirrors ``ncclTopoTuneModel`` and ``ncclTopoGetAlgoTime`` in ``src/graph/tuning.cc`` of
+the NCCL release v2.30.7-1 (NVIDIA/nccl tag ``v2.30.7-1``, commit 73cf112), and no other
+version. For each pair the tuner fixes, at communicator creation, a latency (µs) and a
+bandwidth (GB/s, already converted from bus to algorithm bandwidth); an operation of
+``n`` bytes then costs ``latency + n / (1000 · bandwidth)`` µs (``ncclTopoGetAlgoTime``
+with one pipelined operation), after the size-dependent corrections that
+:func:`estimate` applies.
+
+Every algorithm starts from ``nNodes <= 2 || collnet ? bwIntra : bwInter`` per channel
+(tuning.cc: "float bw = nNodes <= 2 || collnet ? graphs[a]->bwIntra : graphs[a]->bwInter"),
+Ring, Tree and PAT alike, whatever the GPU generation. ``n`` is the larger of a rank's
 send and receive buffers (``ncclFuncMaxSendRecvCount``), the nccl-tests size S.
 
 Left out: symmetric-memory and copy-engine kernels (they need registered buffers),
 tuner plugins, ``NCCL_ALGO``/``NCCL_PROTO`` beyond the one algorithm and protocol a
-caller may force, and the fp8 precision penalty.
+caller may force, the fp8 precision penalty, and a network plugin's own latency
+(``graphs[a]->latencyInter``, 0 for NCCL's built-in IB and socket transports).
 """
 
 from __future__ import annotations
@@ -31,7 +37,6 @@ from quizcoll.collectives.nccl.constants import (
     PER_CH_MAX_TREE_LL128_BW,
     TREE_CORRECTION,
     Algorithm,
-    Arch,
     Func,
     Hw,
     Protocol,
@@ -113,6 +118,11 @@ def _hw(graph: Graph, topo: Topology) -> tuple[Hw, Hw]:
     return intra, (intra if topo.nodes == 1 else Hw.NET)
 
 
+def _start_bw(graph: Graph, topo: Topology) -> float:
+    """The per-channel bandwidth every non-CollNet algorithm starts from (v2.30.7)."""
+    return graph.bw_intra if topo.nodes <= 2 else graph.bw_inter
+
+
 def _ll128_off(graph: Graph, topo: Topology) -> str:
     """``isLL128Enabled``: LL128 needs NVLink (or a lone GPU) inside the node."""
     if graph.nvlink or topo.gpus_per_node == 1:
@@ -122,12 +132,9 @@ def _ll128_off(graph: Graph, topo: Topology) -> str:
 
 def _ring(func: Func, proto: Protocol, topo: Topology, g: Graphs) -> Entry:
     ring, s = g.ring, _scale(topo)
-    cc = topo.gpu.compute_capability
     if proto is P.LL128 and (off := _ll128_off(ring, topo)):
         return Entry(A.RING, proto, reason=off)
-    two_nodes_ok = topo.nodes <= 2 and cc < 100
-    bw = ring.bw_intra if topo.nodes == 1 or two_nodes_ok else ring.bw_inter
-    bus = bw * ring.channels
+    bus = _start_bw(ring, topo) * ring.channels
     if proto is P.LL:
         bus = min(_ll_max_bw(topo), bus * _LL_FACTOR)
     if proto is P.LL128:
@@ -170,11 +177,7 @@ def _tree(func: Func, proto: Protocol, topo: Topology, g: Graphs) -> Entry:
         return Entry(A.TREE, proto, reason="Tree runs all_reduce only")
     if proto is P.LL128 and (off := _ll128_off(tree, topo)):
         return Entry(A.TREE, proto, reason=off)
-    if topo.gpu.compute_capability < 100:
-        bw = tree.bw_intra if topo.nodes <= 2 else tree.bw_inter
-    else:
-        bw = min(tree.bw_inter, tree.bw_intra)
-    bus = bw * tree.channels
+    bus = _start_bw(tree, topo) * tree.channels
     bus = min(bus * _TREE_FACTOR, tree.channels * PER_CH_MAX_TREE_BW[topo.arch][s])
     if proto is P.LL:
         bus = min(bus / _TREE_LL_DIVISOR, _ll_max_bw(topo))
@@ -236,6 +239,8 @@ def _collnet(algo: Algorithm, func: Func, topo: Topology, g: Graphs) -> Entry:
     if func not in funcs:
         names = ", ".join(f.value for f in funcs)
         return Entry(algo, proto, reason=f"{algo.value} runs {names} only")
+    if algo is A.COLLNET_DIRECT and topo.gpu.nvlink is None:
+        return Entry(algo, proto, reason="CollNet Direct needs an NVSwitch system (nvsCount > 0)")
     ppn = topo.gpus_per_node
     if ppn > g.collnet_direct.channels:
         return Entry(algo, proto, reason="CollNet needs one NIC (head) per local GPU")
@@ -270,9 +275,10 @@ def _pat(func: Func, topo: Topology, g: Graphs) -> Entry:
         why = "PAT runs with one GPU per node (more is opt-in: NCCL_PAT_ENABLE=1)"
         return Entry(A.PAT, proto, reason=why)
     tree = g.tree
-    bus = min(tree.bw_inter, tree.bw_intra) * tree.channels
-    _, inter_hw = _hw(tree, topo)
-    inter_lat = HW_LATENCY[inter_hw][A.PAT][proto]
+    bus = _start_bw(tree, topo) * tree.channels
+    # PAT runs with one GPU per node, where "latencies are fully exposed": the Tree's
+    # network latency (tuning.cc: ppn == 1 ? hwLatencies[NET][TREE][p] : …)
+    inter_lat = HW_LATENCY[Hw.NET][A.TREE][proto]
     lat = (
         BASE_LATENCY[A.PAT][proto]
         + log2i(topo.nodes) * (inter_lat / _PAT_LOG_DIVISOR)
@@ -281,9 +287,12 @@ def _pat(func: Func, topo: Topology, g: Graphs) -> Entry:
     return Entry(A.PAT, proto, lat, bus * _PAT_FACTOR, bus, tree.channels)
 
 
-def entry(topo: Topology, func: Func, algo: Algorithm, proto: Protocol) -> Entry:
-    """The tuner's latency and bandwidth of one pair for ``func`` on ``topo``."""
-    g = graphs(topo)
+def entry(
+    topo: Topology, func: Func, algo: Algorithm, proto: Protocol, g: Graphs | None = None
+) -> Entry:
+    """The tuner's latency and bandwidth of one pair for ``func`` on ``topo``; ``g``: the
+    searched graphs (by default :func:`~.search.graphs` of ``topo``)."""
+    g = graphs(topo) if g is None else g
     if algo in (A.NVLS, A.NVLS_TREE, A.COLLNET_DIRECT, A.COLLNET_CHAIN, A.PAT):
         if proto is not P.SIMPLE:
             return Entry(algo, proto, reason=f"{algo.value} {SIMPLE_ONLY}")
@@ -314,9 +323,17 @@ class Estimate:
         return self.latency_us + self.nbytes / (1000 * self.bandwidth)
 
 
-def estimate(topo: Topology, func: Func, algo: Algorithm, proto: Protocol, nbytes: int) -> Estimate:
-    """``ncclTuning*ModelSim``: the pair's latency and bandwidth at ``nbytes``."""
-    e = entry(topo, func, algo, proto)
+def estimate(
+    topo: Topology,
+    func: Func,
+    algo: Algorithm,
+    proto: Protocol,
+    nbytes: int,
+    g: Graphs | None = None,
+) -> Estimate:
+    """``ncclTopoGetAlgoTime``: the pair's latency and bandwidth at ``nbytes``."""
+    g = graphs(topo) if g is None else g
+    e = entry(topo, func, algo, proto, g)
     if not e.available:
         return Estimate(e, nbytes, math.inf, 0.0, ())
     lat, bw, notes = e.latency_us, e.bandwidth, []
@@ -331,16 +348,9 @@ def estimate(topo: Topology, func: Func, algo: Algorithm, proto: Protocol, nbyte
         factor = TREE_CORRECTION[proto][log_size]
         bw *= factor
         notes.append(f"NVLSTree correction ×{factor:g} at log2(bytes/64) = {log_size}")
-    if algo is A.RING and proto is P.SIMPLE:
-        blackwell_ring = (
-            topo.nodes == 1
-            and topo.arch is Arch.BLACKWELL
-            and graphs(topo).ring.nvlink
-            and func in (Func.ALL_GATHER, Func.REDUCE_SCATTER)
-        )
-        plateau = (topo.nodes > 1 and func is Func.ALL_REDUCE) or blackwell_ring
-        per_channel = nbytes // (graphs(topo).comm_channels * topo.ranks)
-        if plateau and per_channel >= _PLATEAU_BYTES:
+    if algo is A.RING and proto is P.SIMPLE and topo.nodes > 1 and func is Func.ALL_REDUCE:
+        per_channel = nbytes // (g.comm_channels * topo.ranks)
+        if per_channel >= _PLATEAU_BYTES:
             factor = _RING_PLATEAU_OLD if cc < 80 else _RING_PLATEAU
             lat *= factor
             notes.append(f"ring plateau: latency ×{factor:g}")

@@ -19,7 +19,7 @@ from quizcoll.collectives.errors import CollectiveError, did_you_mean
 from quizcoll.collectives.layout import Layout
 from quizcoll.collectives.schedule import Schedule
 from quizcoll.collectives.schedules import ring, tree
-from quizcoll.collectives.schedules.double_tree import double_tree_all_reduce
+from quizcoll.collectives.schedules.double_tree import double_tree_all_reduce, nccl_tree_parents
 from quizcoll.collectives.schedules.hierarchical import hierarchical_all_reduce
 from quizcoll.collectives.schedules.layouts import block_count, layout_for, slot_count
 from quizcoll.collectives.schedules.recursive import Fold, doubling_rounds, halving_rounds
@@ -42,6 +42,17 @@ ALGORITHMS: dict[Collective, tuple[str, ...]] = {
 # Algorithms that need a node topology (nodes × GPUs per node) on top of the rank count:
 # ``plan``/``run`` accept them only with ``gpus_per_node``, so they are not in ALGORITHMS.
 TOPOLOGY_ALGORITHMS: dict[Collective, tuple[str, ...]] = {C.ALL_REDUCE: ("hierarchical",)}
+# Accepted with ``gpus_per_node`` like those, but not listed by ``algorithms()`` (the labs
+# offer the listed ones): NCCL's own trees, a double binary tree over the nodes with a
+# chain of GPUs inside each node (:func:`.double_tree.nccl_tree_parents`).
+UNLISTED_TOPOLOGY_ALGORITHMS: dict[Collective, tuple[str, ...]] = {C.ALL_REDUCE: ("nccl_tree",)}
+
+
+def topology_algorithms(collective: Collective) -> tuple[str, ...]:
+    """Every algorithm of ``collective`` that needs ``gpus_per_node``."""
+    return TOPOLOGY_ALGORITHMS.get(collective, ()) + UNLISTED_TOPOLOGY_ALGORITHMS.get(
+        collective, ()
+    )
 
 
 def normalise_algorithm(algorithm: str) -> str:
@@ -57,7 +68,7 @@ def check_algorithm(
     if algorithm is None:
         return names[0]
     key = normalise_algorithm(algorithm)
-    extra = TOPOLOGY_ALGORITHMS.get(collective, ())
+    extra = topology_algorithms(collective)
     if key in names or (topology and key in extra):
         return key
     if key in extra:
@@ -65,7 +76,7 @@ def check_algorithm(
             f"the {key} {collective.value} needs nodes × GPUs per node: "
             f"pass gpus_per_node (ranks = nodes × gpus_per_node)"
         )
-    where = [c.value for c, topo in TOPOLOGY_ALGORITHMS.items() if key in topo]
+    where = [c.value for c in TOPOLOGY_ALGORITHMS if key in topology_algorithms(c)]
     if where:
         raise CollectiveError(
             f"{key} is an algorithm of {', '.join(where)} only; for {collective.value} "
@@ -230,12 +241,15 @@ def build_structure(collective: Collective, algorithm: str, ranks: int, root: in
     return b.build()
 
 
-def hierarchical_structure(nodes: int, gpus_per_node: int) -> Structure:
-    """The phases of the hierarchical all-reduce (see :mod:`.hierarchical`)."""
+def hierarchical_structure(
+    nodes: int, gpus_per_node: int, algorithm: str = "hierarchical"
+) -> Structure:
+    """The phases of a topology all-reduce: ``hierarchical`` (see :mod:`.hierarchical`) or
+    ``nccl_tree`` (NCCL's double binary tree over nodes, chains inside them)."""
     n = nodes * gpus_per_node
     if n <= STRUCTURE_CACHE_MAX_RANKS:
-        return _cached_hierarchical(nodes, gpus_per_node)
-    return _build_hierarchical(nodes, gpus_per_node)
+        return _cached_hierarchical(nodes, gpus_per_node, algorithm)
+    return _build_hierarchical(nodes, gpus_per_node, algorithm)
 
 
 def build_hierarchical(nodes: int, gpus_per_node: int, count: int) -> tuple[Schedule, Layout]:
@@ -246,12 +260,16 @@ def build_hierarchical(nodes: int, gpus_per_node: int, count: int) -> tuple[Sche
 
 
 @lru_cache(maxsize=CACHE_SIZE)
-def _cached_hierarchical(nodes: int, gpus_per_node: int) -> Structure:
-    return _build_hierarchical(nodes, gpus_per_node)
+def _cached_hierarchical(nodes: int, gpus_per_node: int, algorithm: str) -> Structure:
+    return _build_hierarchical(nodes, gpus_per_node, algorithm)
 
 
-def _build_hierarchical(nodes: int, gpus_per_node: int) -> Structure:
+def _build_hierarchical(nodes: int, gpus_per_node: int, algorithm: str) -> Structure:
     n = nodes * gpus_per_node
+    if algorithm == "nccl_tree":
+        b = StructureBuilder(n, 2)
+        double_tree_all_reduce(b, nccl_tree_parents(nodes, gpus_per_node))
+        return b.build()
     b = StructureBuilder(n, n)
     hierarchical_all_reduce(b, nodes, gpus_per_node)
     return b.build()

@@ -29,6 +29,7 @@ def block_count(collective: Collective, algorithm: str, ranks: int) -> int:
             "ring": ranks,
             "hierarchical": ranks,
             "double_binary_tree": 2,
+            "nccl_tree": 2,
         }.get(algorithm, 1)
     return ranks  # the per-rank pieces
 

@@ -308,7 +308,7 @@ class ReviewSession:
         if p is None or p.card.id != card.id:
             return p
         self.current = Presented(
-            replace(p.entry, card=card), draw(card, p.instance.seed), p.shown_at
+            replace(p.entry, card=card), draw(card, p.instance.seed, self.registry), p.shown_at
         )
         return self.current
 
