@@ -131,3 +131,15 @@ def test_stall_and_pairwise() -> None:
     assert summation.big_then_small(1024, 1, 100, "bf16") == (1024, 1120)
     with pytest.raises(SystemsInputError):
         summation.round_to(1e6, summation.fmt("fp16"))
+
+
+def test_free_channels_is_the_last_count_that_keeps_the_waves() -> None:
+    from quizcoll.executables import build_registry
+
+    reg = build_registry()
+    r = reg.call("gemm.waves", {"m": 8192, "n": 8192, "sms": 132, "channels": 0})
+    # 2048 tiles in 16 waves need 128 SMs: 4 may go to NCCL, the fifth adds a wave.
+    assert (r["free_channels"], r["utilisation"]) == (4, 2048 / (16 * 132))
+    five = reg.call("gemm.waves", {"m": 8192, "n": 8192, "sms": 132, "channels": 5})
+    four = reg.call("gemm.waves", {"m": 8192, "n": 8192, "sms": 132, "channels": 4})
+    assert four["waves_shared"] == 16 and five["waves_shared"] == 17

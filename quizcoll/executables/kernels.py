@@ -80,6 +80,7 @@ def quant_decode(gpu: str, params: float, batch: int, format: str) -> dict[str, 
         "weight_bytes": s.weight_bytes,
         "bound": s.bound,
         "speedup_vs_bf16": base.time_s / s.time_s,
+        "speedup_vs_w4a16": qr.step("w4a16", params, batch, bw, peaks).time_s / s.time_s,
     }
 
 
@@ -117,7 +118,12 @@ def gemm_waves(
     """A GEMM's tiles list-scheduled on all SMs, and on the SMs NCCL's channels leave."""
     count = sw.tiles(m, n, tile_m, tile_n)
     alone, shared = sw.with_channels(count, sms, channels)
+    free = 0  # channels NCCL may take before the GEMM needs another wave, tried one by one
+    while free + 1 < sms and sw.schedule(count, sms - free - 1).waves == alone.waves:
+        free += 1
     return {
+        "utilisation": alone.utilisation,
+        "free_channels": free,
         "tiles": count,
         "waves_alone": alone.waves,
         "waves_shared": shared.waves,
@@ -183,6 +189,7 @@ def register(registry: Registry) -> None:
             Field("weight_bytes", B, "weight bytes read"),
             Field("bound", T, "memory or compute"),
             Field("speedup_vs_bf16", R, "bf16-weight step time over this format's"),
+            Field("speedup_vs_w4a16", R, "W4A16 step time over this format's"),
         ],
     )
     registry.add_function(
@@ -235,6 +242,8 @@ def register(registry: Registry) -> None:
             count_param("tile_n", "tile columns", 1024, default=256),
         ],
         fields=[
+            Field("utilisation", R, "busy share of SM-time on every SM: tiles / (waves × SMs)"),
+            Field("free_channels", C, "SMs NCCL may hold without adding a wave"),
             Field("tiles", C, "output tiles (CTAs)"),
             Field("waves_alone", C, "makespan in tile times on every SM"),
             Field("waves_shared", C, "makespan beside the NCCL kernel"),
