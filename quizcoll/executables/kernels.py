@@ -31,8 +31,12 @@ def attention_traffic(
     block_q: int = 128,
     block_k: int = 128,
     causal: bool = False,
+    heads: int = 1,
+    batch: int = 1,
 ) -> dict[str, Any]:
-    """One head's forward attention: HBM bytes read and written, by replaying the tiles."""
+    """One head's forward attention: HBM bytes read and written, by replaying the tiles;
+    ``p_saved_bytes`` is the probabilities P that unfused attention writes, for every head
+    of every sequence (what autograd keeps for the backward pass)."""
     t = aio.walk(
         aio.Kernel(kernel),
         seq,
@@ -49,6 +53,7 @@ def attention_traffic(
     )
     return {
         "standard_ratio": base.total_bytes / t.total_bytes,
+        "p_saved_bytes": base.p_written_bytes * heads * batch,
         "total_bytes": t.total_bytes,
         "read_bytes": t.read_bytes,
         "write_bytes": t.write_bytes,
@@ -157,9 +162,12 @@ def register(registry: Registry) -> None:
             count_param("block_q", "query rows per tile", 1 << 20, default=128),
             count_param("block_k", "key rows per tile", 1 << 20, default=128),
             Param("causal", ParamKind.BOOL, "skip tiles the causal mask removes", default=False),
+            count_param("heads", "attention heads (for p_saved_bytes)", 1024, default=1),
+            count_param("batch", "sequences (for p_saved_bytes)", 4096, default=1),
         ],
         fields=[
             Field("standard_ratio", R, "standard attention's traffic over this kernel's"),
+            Field("p_saved_bytes", B, "P written by unfused attention, all heads and sequences"),
             Field("total_bytes", B, "HBM bytes read + written"),
             Field("read_bytes", B, "HBM bytes read"),
             Field("write_bytes", B, "HBM bytes written"),

@@ -63,6 +63,7 @@ class Traffic:
     read_bytes: float
     write_bytes: float
     score_bytes: float  # HBM traffic of S and P alone (standard attention)
+    p_written_bytes: float  # P as written to HBM: what autograd keeps for the backward
     kv_bytes: float  # bytes of K and V read
     qkvo_bytes: float  # traffic of Q, K, V and O (re-reads included)
     tiles: int  # (query block, key block) pairs computed
@@ -149,6 +150,7 @@ def walk(
         read_bytes=led.read_bytes,
         write_bytes=led.write_bytes,
         score_bytes=score,
+        p_written_bytes=led.writes.get("P", 0),
         kv_bytes=led.reads.get("K", 0) + led.reads.get("V", 0),
         qkvo_bytes=sum(led.reads.get(t, 0) + led.writes.get(t, 0) for t in "QKVO"),
         tiles=tiles,
