@@ -147,3 +147,10 @@ def test_refuses_bad_shapes() -> None:
         aio.walk(aio.Kernel.FLASH2, 1 << 21, 64, 2)
     with pytest.raises(SystemsInputError):
         aio.walk(aio.Kernel.FLASH2, 1 << 20, 64, 2, block_q=16, block_k=16)
+
+
+def test_standard_writes_p_once_and_flash_never() -> None:
+    std = aio.walk(aio.Kernel.STANDARD, 2048, 128, 2)
+    fl = aio.walk(aio.Kernel.FLASH2, 2048, 128, 2)
+    assert std.p_written_bytes == 2048 * 2048 * 2
+    assert fl.p_written_bytes == 0 and fl.score_bytes == 0
