@@ -87,9 +87,9 @@ def register(registry: Registry) -> None:
         "fabric.bisection",
         guard(bisection),
         params=[
-            count_param("leaves", "leaf switches (even)", 512, minimum=2),
-            count_param("hosts", "host ports per leaf", 512),
-            count_param("uplinks", "uplinks per leaf (one per spine)", 512),
+            count_param("leaves", "leaf switches (even)", 64, minimum=2),
+            count_param("hosts", "host ports per leaf", fab.MAX_HOSTS),
+            count_param("uplinks", "uplinks per leaf (one per spine)", fab.MAX_UPLINKS),
             Param(
                 "link",
                 ParamKind.RATE,
@@ -110,7 +110,7 @@ def register(registry: Registry) -> None:
         guard(expected),
         params=[
             count_param("bins", "experts or uplinks", occ.MAX_BINS),
-            count_param("k", "distinct bins per pick (top-k)", occ.MAX_BINS),
+            count_param("k", "distinct bins per pick (top-k)", occ.MAX_K),
             count_param("draws", "picks (tokens, flows)", occ.MAX_DRAWS, minimum=0),
             Param(
                 "item_bytes",

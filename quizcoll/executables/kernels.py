@@ -123,9 +123,16 @@ def gemm_waves(
     """A GEMM's tiles list-scheduled on all SMs, and on the SMs NCCL's channels leave."""
     count = sw.tiles(m, n, tile_m, tile_n)
     alone, shared = sw.with_channels(count, sms, channels)
-    free = 0  # channels NCCL may take before the GEMM needs another wave, tried one by one
-    while free + 1 < sms and sw.schedule(count, sms - free - 1).waves == alone.waves:
-        free += 1
+    # Channels NCCL may take before the GEMM needs another wave: waves never fall as SMs are
+    # taken away, so bisect on the scheduled wave count.
+    lo, hi = 0, sms - 1  # lo keeps the waves; find the largest such count below hi
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if sw.schedule(count, sms - mid).waves == alone.waves:
+            lo = mid
+        else:
+            hi = mid - 1
+    free = lo
     return {
         "utilisation": alone.utilisation,
         "free_channels": free,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from quizcoll.systems.errors import SystemsInputError, at_least
 
 MAX_SEQ = 1 << 20  # a million tokens: the walk visits at most (N/block)² tiles
-MAX_TILES = 1 << 22
+MAX_TILES = 1 << 20
 STATS_BYTES = 4  # FlashAttention-2 writes one fp32 logsumexp per query row
 
 

@@ -17,7 +17,8 @@ import numpy as np
 
 from quizcoll.systems.errors import SystemsInputError, at_least, positive
 
-MAX_HOSTS = 4096
+MAX_HOSTS = 1024
+MAX_UPLINKS = 128
 
 
 def _fill(flows: list[dict[tuple, float]], capacity: dict[tuple, float]) -> list[float]:
@@ -57,8 +58,8 @@ def permutation_rates(
     positive("link", link)
     if leaves % 2:
         raise SystemsInputError(f"leaves must be even to split the fabric in halves, got {leaves}")
-    if leaves * hosts > MAX_HOSTS:
-        raise SystemsInputError(f"at most {MAX_HOSTS} hosts")
+    if leaves * hosts > MAX_HOSTS or uplinks > MAX_UPLINKS:
+        raise SystemsInputError(f"at most {MAX_HOSTS} hosts and {MAX_UPLINKS} uplinks per leaf")
     if hashed and rng is None:
         raise SystemsInputError("hashed routing needs a random generator")
     capacity: dict[tuple, float] = {}

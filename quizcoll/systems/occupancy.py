@@ -17,8 +17,9 @@ import numpy as np
 
 from quizcoll.systems.errors import SystemsInputError, at_least
 
-MAX_BINS = 4096
-MAX_DRAWS = 1 << 20
+MAX_BINS = 512  # the chain squares a (bins + 1)² matrix about 2·log₂(draws) times
+MAX_K = 64
+MAX_DRAWS = 1 << 16
 
 
 def _transition(bins: int, k: int) -> np.ndarray:
@@ -37,8 +38,8 @@ def distribution(bins: int, k: int, draws: int) -> np.ndarray:
     at_least("bins", bins, 1)
     at_least("k", k, 1)
     at_least("draws", draws, 0)
-    if bins > MAX_BINS or draws > MAX_DRAWS:
-        raise SystemsInputError(f"at most {MAX_BINS} bins and {MAX_DRAWS} draws")
+    if bins > MAX_BINS or draws > MAX_DRAWS or k > MAX_K:
+        raise SystemsInputError(f"at most {MAX_BINS} bins, k of {MAX_K} and {MAX_DRAWS} draws")
     if k > bins:
         raise SystemsInputError(f"k {k} is larger than bins {bins}")
     t = _transition(bins, k)

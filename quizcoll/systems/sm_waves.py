@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from quizcoll.systems.errors import SystemsInputError, at_least
 
-MAX_TILES = 1 << 20
+MAX_TILES = 1 << 16
 MAX_SMS = 1024
 
 

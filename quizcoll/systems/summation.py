@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from quizcoll.systems.errors import SystemsInputError, at_least
 
-MAX_COUNT = 1 << 20
+MAX_COUNT = 1 << 18
 
 
 @dataclass(frozen=True)
