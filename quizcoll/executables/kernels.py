@@ -117,6 +117,16 @@ def tp_crossover(ranks: int, latency: float, bandwidth: float) -> dict[str, Any]
     return {"crossover_bytes": tpa.crossover(ranks, latency, bandwidth)}
 
 
+def tp_min_ranks(size: float, latency: float, bandwidth: float) -> dict[str, Any]:
+    """Fewest GPUs (up to 72) on which two-shot beats one-shot for ``size``, trying each."""
+    for n in range(2, tpa.MAX_RANKS + 1):
+        one = tpa.simulate(tpa.Shot.ONE, n, size, latency, bandwidth).time_s
+        two = tpa.simulate(tpa.Shot.TWO, n, size, latency, bandwidth).time_s
+        if two < one:
+            return {"ranks": n}
+    return {"ranks": 0}
+
+
 def gemm_waves(
     m: int, n: int, sms: int, channels: int, tile_m: int = 128, tile_n: int = 256
 ) -> dict[str, Any]:
@@ -244,6 +254,16 @@ def register(registry: Registry) -> None:
         guard(tp_crossover),
         params=[ranks, latency, bandwidth],
         fields=[Field("crossover_bytes", B, "size above which two-shot is faster")],
+    )
+    registry.add_function(
+        "tp.min_ranks",
+        guard(tp_min_ranks),
+        params=[
+            Param("size", ParamKind.BYTES, "buffer S", minimum=1, maximum=2**40),
+            latency,
+            bandwidth,
+        ],
+        fields=[Field("ranks", C, "fewest GPUs where two-shot is faster (0: none up to 72)")],
     )
     registry.add_function(
         "gemm.waves",
