@@ -79,3 +79,21 @@ def test_refusals() -> None:
         tpa.simulate(tpa.Shot.ONE, 73, 1024, 1e-6, 1e9)
     with pytest.raises(SystemsInputError):
         occupancy.distribution(4, 5, 1)
+
+
+@pytest.mark.parametrize(("bins", "k", "fraction"), [(256, 8, 0.9), (8, 2, 0.99), (16, 4, 0.5)])
+def test_draws_for_is_the_first_batch_over_the_share(bins, k, fraction) -> None:
+    n = occupancy.draws_for(bins, k, fraction)
+    assert occupancy.expected_reached(bins, k, n) >= fraction * bins
+    assert occupancy.expected_reached(bins, k, n - 1) < fraction * bins
+
+
+def test_speedup_field_is_the_time_ratio() -> None:
+    from quizcoll.executables import build_registry
+
+    r = build_registry().call(
+        "tp.allreduce",
+        {"shot": "one-shot", "ranks": 8, "size": 65536, "latency": 2e-6, "bandwidth": 371e9},
+    )
+    two = tpa.simulate(tpa.Shot.TWO, 8, 65536, 2e-6, 371e9).time_s
+    assert r["speedup_over_other"] == pytest.approx(two / r["time_s"])

@@ -45,6 +45,11 @@ def expected(bins: int, k: int, draws: int, item_bytes: float = 0) -> dict[str, 
     }
 
 
+def draws_for(bins: int, k: int, fraction: float) -> dict[str, Any]:
+    """Fewest picks whose expected reach is at least ``fraction`` of the bins (chain steps)."""
+    return {"draws": occ.draws_for(bins, k, fraction)}
+
+
 def ep_dispatch(
     tokens: int,
     top_k: int,
@@ -128,6 +133,22 @@ def register(registry: Registry) -> None:
             Field("missed_fraction", R, "expected share of the bins never picked"),
             Field("reached_bytes", B, "reached × item_bytes: the experts' weights a step reads"),
         ],
+    )
+    registry.add_function(
+        "occupancy.draws_for",
+        guard(draws_for),
+        params=[
+            count_param("bins", "experts or uplinks", occ.MAX_BINS),
+            count_param("k", "distinct bins per pick (top-k)", occ.MAX_K),
+            Param(
+                "fraction",
+                ParamKind.FLOAT,
+                "share of the bins to reach",
+                minimum=1e-6,
+                maximum=0.999999,
+            ),
+        ],
+        fields=[Field("draws", C, "fewest picks reaching that share on average (0: none)")],
     )
     registry.add_function(
         "ep.dispatch",

@@ -109,7 +109,14 @@ def tp_allreduce(
 ) -> dict[str, Any]:
     """A custom all-reduce (one-shot or two-shot) simulated slice by slice."""
     run = tpa.simulate(tpa.Shot(shot), ranks, size, latency, bandwidth)
-    return {"time_s": run.time_s, "steps": run.steps, "bytes_in": run.bytes_in}
+    other = tpa.Shot.TWO if run.shot is tpa.Shot.ONE else tpa.Shot.ONE
+    alt = tpa.simulate(other, ranks, size, latency, bandwidth)
+    return {
+        "time_s": run.time_s,
+        "steps": run.steps,
+        "bytes_in": run.bytes_in,
+        "speedup_over_other": alt.time_s / run.time_s,
+    }
 
 
 def tp_crossover(ranks: int, latency: float, bandwidth: float) -> dict[str, Any]:
@@ -247,6 +254,7 @@ def register(registry: Registry) -> None:
             Field("time_s", S, "steps × α + bytes in / bandwidth"),
             Field("steps", C, "synchronisations"),
             Field("bytes_in", B, "bytes arriving at the busiest rank"),
+            Field("speedup_over_other", R, "the other schedule's time over this one's"),
         ],
     )
     registry.add_function(

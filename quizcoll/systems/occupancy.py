@@ -56,6 +56,23 @@ def distribution(bins: int, k: int, draws: int) -> np.ndarray:
     return p
 
 
+def draws_for(bins: int, k: int, fraction: float) -> int:
+    """Fewest draws whose expected reach is at least ``fraction`` of the bins, stepping the
+    chain one draw at a time (0 if MAX_DRAWS draws do not get there)."""
+    distribution(bins, k, 0)  # validates bins and k
+    if not 0 < fraction < 1:
+        raise SystemsInputError(f"fraction must be in (0, 1), got {fraction:g}")
+    t = _transition(bins, k)
+    p = np.zeros(bins + 1)
+    p[0] = 1.0
+    reach = np.arange(bins + 1)
+    for n in range(1, MAX_DRAWS + 1):
+        p = p @ t
+        if reach @ p >= fraction * bins * (1 - 1e-12):
+            return n
+    return 0
+
+
 def expected_reached(bins: int, k: int, draws: int) -> float:
     """Expected number of distinct bins reached (the mean of :func:`distribution`)."""
     p = distribution(bins, k, draws)
