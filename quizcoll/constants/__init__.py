@@ -34,6 +34,7 @@ MODULES: tuple[str, ...] = (
     "training",
     "memory",
     "published",
+    "topics",
 )
 DATA: tuple[str, ...] = (
     "links",
