@@ -72,11 +72,13 @@ def test_old_entries_are_pruned(tmp_path: Path, cache: Path) -> None:
 def test_a_cached_list_imports_no_simulator(tmp_path: Path) -> None:
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
     env.pop("QUIZCOLL_NO_CACHE", None)
+    cards = tmp_path / "demo.yaml"
+    cards.write_text(CARDS, encoding="utf-8")
     code = (
         "import sys, io, contextlib\n"
         "from quizcoll.cli.main import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    assert main(['list']) == 0\n"
+        f"    assert main(['list', '--cards', {str(cards)!r}]) == 0\n"
         "print('numpy' in sys.modules, 'quizcoll.collectives' in sys.modules)\n"
     )
     run = [sys.executable, "-c", code]
