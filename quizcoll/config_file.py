@@ -150,8 +150,13 @@ def set_key(
 
     expected = copy.deepcopy(before)
     node = expected
-    for part in target:
+    for depth, part in enumerate(target, start=1):
         node = node.setdefault(part, {})
+        if not isinstance(node, dict):  # `[[app]]` (an array of tables) or `app = 1`
+            raise ConfigWriteError(
+                f"{where}: {'.'.join(target[:depth])} is not a table, so {key} cannot be set "
+                f"in {_header(target)}; left unchanged"
+            )
     node[key] = value
     try:
         after = tomllib.loads(result)

@@ -15,6 +15,11 @@ def builtin_cards_dir() -> Path:
     return Path(__file__).resolve().parent / "cards"
 
 
+def builtin_scripts_dir() -> Path:
+    """The interview scripts shipped with the collection (``quizcoll/interviews/``)."""
+    return Path(__file__).resolve().parent / "interviews"
+
+
 def user_cards_dir() -> Path:
     """The user's own card folder (``cards/`` in the user data directory, XDG on Linux),
     loaded beside the built-in collection."""

@@ -18,7 +18,7 @@ from typing import Any
 
 from deck.base.errors import DeckError
 from deck.review.scheduler import Config, ConfigError, Settings, load_config, parse_config
-from quizcoll.config_file import ConfigWriteError, set_key, write_config
+from quizcoll.config_file import MAX_SETTINGS_BYTES, ConfigWriteError, set_key, write_config
 
 THEMES = ("textual-dark", "textual-light")
 DEFAULT_THEME = "textual-dark"
@@ -104,9 +104,11 @@ def parse_config_changes(changes: Sequence[Change]) -> dict[str, Any]:
 
 def read_theme(path: Path) -> str | None:
     """The saved theme (``[app] theme``), None when unset, unreadable or not one we know."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    from deck.base.safeio import PathError, read_text
+
+    try:  # a regular file only, size-capped, opened non-blocking: a FIFO never hangs the app
+        data = tomllib.loads(read_text(path, limit=MAX_SETTINGS_BYTES, what="settings file"))
+    except (PathError, tomllib.TOMLDecodeError, RecursionError):
         return None
     app = data.get("app")
     theme = app.get("theme") if isinstance(app, dict) else None

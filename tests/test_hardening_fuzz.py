@@ -421,14 +421,16 @@ def _files(root: Path) -> set[Path]:
 
 def _named(argv: list[str], root: Path) -> set[Path]:
     """Paths the command line (or QUIZCOLL_DB) names: the only places a write may land."""
-    out = {root / "env.db", root / "config", root / "data"}
+    out = {root / "env.db", root / "env.db.sessions", root / "config", root / "data"}
     for arg in argv:
         flag_form = arg.startswith("-") and "=" in arg  # --db=PATH
         text = (arg.split("=", 1)[1] if flag_form else arg).rstrip("/")
         if not text or "\x00" in text:
             continue
         p = root / text  # a relative path lands in the cwd, which is root
-        out |= {p, p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm")}
+        # SQLite's -wal/-shm, and the review-session lock (deck.review.store.sessions)
+        siblings = ("-wal", "-shm", ".sessions")
+        out |= {p, *(p.with_name(p.name + s) for s in siblings)}
     return out
 
 

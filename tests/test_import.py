@@ -176,10 +176,10 @@ def test_anki_package_becomes_a_card_file_check_accepts(
 
 
 def test_the_same_package_gives_the_same_file(packages: dict[str, Path], tmp_path: Path) -> None:
-    first = quizcoll("import", str(packages["new"]))
-    again = quizcoll("import", str(packages["legacy"]), "--deck", "spanish")
+    first = quizcoll("import", str(packages["new"]), "-o", "-")
+    again = quizcoll("import", str(packages["legacy"]), "--deck", "spanish", "-o", "-")
     assert first.returncode == again.returncode == 0
-    assert first.stdout == quizcoll("import", str(packages["new"])).stdout
+    assert first.stdout == quizcoll("import", str(packages["new"]), "-o", "-").stdout
     assert re.findall(r"- id: (\S+)", first.stdout) == re.findall(r"- id: (\S+)", again.stdout)
     assert "deck: spanish\n" in again.stdout and "  deck: " not in again.stdout
 

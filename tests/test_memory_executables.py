@@ -21,6 +21,9 @@ CALLS = {
     "memory.activations": {"model": "gpt2", "seq_len": 1024},
     "memory.bits_per_weight": {"format": "q6_k"},
     "memory.gpu": {"gpu": "h100-80gb"},
+    "memory.layer_activations": {"model": "llama-3-8b", "seq_len": 4096, "attention": "eager"},
+    "memory.deepspeed_zero": {"model": "mixtral-8x7b", "zero_stage": 3, "gpus": 8},
+    "memory.vllm_serving": {"model": "llama-3-8b", "gpu": "h100-80gb", "context": 8192, "batch": 8},
 }
 
 

@@ -213,6 +213,17 @@ class MistakeSpec:
 
 
 @dataclass(frozen=True)
+class KeyPoint:
+    """One thing a good free-text answer says (``key_points``) or that earns extra credit
+    (``bonus_points``): its statement and the terms any one of which shows it was said
+    (matched as :mod:`deck.cards.terms` describes)."""
+
+    point: str
+    terms: tuple[str, ...]
+    location: Location | None = None
+
+
+@dataclass(frozen=True)
 class Card:
     """One validated card. ``id`` is its identity for review history."""
 
@@ -239,6 +250,9 @@ class Card:
     unproven: str = "error"
     # What a realistic instance satisfies (deck.cards.constraints.Constraint): draws reject others.
     constraints: tuple[Any, ...] = ()
+    # What an interviewer listens for in a typed explanation (any card type may have them).
+    key_points: tuple[KeyPoint, ...] = ()
+    bonus_points: tuple[KeyPoint, ...] = ()
 
     def facts(self) -> dict[str, Claim]:
         """The named claims, by name."""

@@ -45,6 +45,7 @@ from deck.formula.verdict import (
     Inexact,
     Undefined,
     VariableLike,
+    as_float,
     different,
 )
 
@@ -403,4 +404,4 @@ def _compare_exact(
         return Equivalence(True, "exact", f"equal at {checked} points, exactly", given=b)
     point, va, vb = witness
     factor = ratio if constant else None
-    return different("exact", point, float(va), None if vb is None else float(vb), factor, b)
+    return different("exact", point, as_float(va), None if vb is None else as_float(vb), factor, b)

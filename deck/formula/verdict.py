@@ -8,6 +8,7 @@ internals.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -78,6 +79,18 @@ def describe_point(point: Mapping[str, float]) -> str:
     return ", ".join(f"{k} = {v:g}" for k, v in point.items())
 
 
+def as_float(value: Fraction) -> float:
+    """``value`` as a float; beyond the float range, infinity of its sign (a typed
+    ``1e308*1e308`` is exact as a fraction, and only too large to show)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+MAX_FACTOR_DIGITS = 15  # "it is 3× the expected value": a longer factor is shown as values
+
+
 def different(
     method: str,
     point: Mapping[str, Fraction],
@@ -89,7 +102,11 @@ def different(
     where = describe_point(float_point(point))
     if vb is None:
         reason = f"at {where} it has no value"
-    elif factor is not None and factor not in (0, 1):
+    elif (
+        factor is not None
+        and factor not in (0, 1)
+        and max(len(str(abs(factor.numerator))), len(str(factor.denominator))) <= MAX_FACTOR_DIGITS
+    ):
         reason = f"it is {_ratio_text(factor)} the expected value everywhere"
     else:
         reason = f"at {where} it is {vb:.6g} where the expected value is {va:.6g}"

@@ -52,7 +52,7 @@ def parse_history(document: Any, where: str = "history") -> tuple[list[CardRecor
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise HistoryError(f"{where}: not a quizcoll history file (no 'format': '{FORMAT}')")
     version = document.get("version")
-    if not isinstance(version, int) or version > VERSION:
+    if type(version) is not int or not 1 <= version <= VERSION:  # `true` is no version
         raise HistoryError(
             f"{where}: history format version {version!r} is not supported (up to {VERSION})"
         )

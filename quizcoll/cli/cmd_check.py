@@ -115,6 +115,7 @@ def _run(args: argparse.Namespace) -> int:
     progress = Progress("loading", enabled=False if args.json else None)
     collection, registry = load(args.paths or None, on_file=progress, jobs=jobs)
     progress.done()
+    collection = _with_interviews(collection, args.paths)
     if args.coverage:
         report_problems(collection.problems)
         return _coverage(collection, registry, args.json) or (2 if collection.problems else 0)
@@ -161,6 +162,30 @@ def _run(args: argparse.Namespace) -> int:
     if collection.problems:
         return 2
     return 1 if report.errors else 0
+
+
+def _with_interviews(collection: Collection, paths: list[Path]) -> Collection:
+    """The collection with the problems of the interview scripts added: the built-in
+    scripts when no paths are given, else the script files among ``paths``. Their card ids
+    must name cards of the collection (or, for scripts given as paths, the built-in one)."""
+    from dataclasses import replace
+
+    from deck.interview.loader import card_problems, load_scripts
+    from quizcoll.paths import builtin_scripts_dir
+
+    if not paths:
+        root = builtin_scripts_dir()
+        scripts, problems = load_scripts([root], display_root=root.parent.parent)
+        ids: set[str] = set(collection.by_id())
+    else:
+        scripts, problems = load_scripts(paths, display_root=Path.cwd(), skip_other=True)
+        if not scripts and not problems:
+            return collection
+        from quizcoll.collection import load
+
+        ids = set(collection.by_id()) | set(load()[0].by_id())
+    problems += card_problems(scripts, ids)
+    return replace(collection, problems=collection.problems + tuple(problems))
 
 
 def _list_executables(as_json: bool) -> int:

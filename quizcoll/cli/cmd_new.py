@@ -67,16 +67,26 @@ def run(args: argparse.Namespace) -> int:
 
     if not ID_PATTERN.fullmatch(args.deck):
         raise UsageError(f"DECK {args.deck!r}: use lowercase letters, digits and - (my-deck)")
-    folder = args.dir if args.dir is not None else user_cards_dir()
+    from deck.base.safeio import expand
+
+    # ~ and ~user expanded (an unknown user is one line), never a folder named "~user"
+    folder = expand(args.dir, "--dir") if args.dir is not None else user_cards_dir()
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise UsageError(f"{folder}: not a folder; nothing written")
     path = folder / f"{args.deck}.yaml"
     if path.is_symlink() or (path.exists() and not path.is_file()):
         raise UsageError(f"{path}: not a regular file; left as it is")
     if path.exists() and not args.force:
         raise UsageError(f"{path}: already exists; --force replaces it")
     text = starter_text(args.deck, path)
-    folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f".{path.name}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644
+        )
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write: {exc.strerror}; nothing written") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

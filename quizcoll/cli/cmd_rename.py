@@ -3,7 +3,9 @@
 History is keyed on the card id, so a card whose id changes in the YAML starts over as
 new unless its history follows it: ``quizcoll rename OLD_ID NEW_ID`` moves the card's
 state and every review of it to NEW_ID in one transaction. It refuses when NEW_ID already
-has a history (two histories are never mixed) and never creates a database.
+has a history (two histories are never mixed), and while a review session (the app or
+`review --plain`) has the database open: that session would go on rating OLD_ID and split
+the history. It never creates a database.
 """
 
 from __future__ import annotations

@@ -93,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
     if args.tag is not None and not any(args.tag in c.tags for c in cards):
         raise UsageError(f"no card has the tag {args.tag!r}")
     with Store.open(args.db or default_db_path()) as store:
+        store.hold_session()  # a rename meanwhile would split a card's history (F14)
         if args.cards is None and not collection.problems:
             # Only the complete built-in collection decides which ids are gone.
             store.sync_cards((c.id, c.deck) for c in cards)

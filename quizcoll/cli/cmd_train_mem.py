@@ -12,6 +12,10 @@ from typing import Any
 
 from quizcoll.cli.common import MAX_FLAG_COUNT, add_json_argument, emit
 
+# The flags that only the activation estimate reads, with their defaults: given without an
+# architecture (--params), they would be silently ignored.
+_ACTIVATION_FLAGS = {"tp": "1", "seq_len": "2048", "micro_batch": "1"}
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
@@ -29,10 +33,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--gpus", default="1", metavar="N", help="data-parallel GPUs (default 1)")
     parser.add_argument(
-        "--seq-len", default="2048", metavar="S", help="sequence length for activations (2048)"
+        "--seq-len",
+        default=_ACTIVATION_FLAGS["seq_len"],
+        metavar="S",
+        help="sequence length for activations (2048)",
     )
-    parser.add_argument("--micro-batch", default="1", metavar="B", help="micro-batch size (1)")
-    parser.add_argument("--tp", default="1", metavar="T", help="tensor-parallel size (1)")
+    parser.add_argument(
+        "--micro-batch",
+        default=_ACTIVATION_FLAGS["micro_batch"],
+        metavar="B",
+        help="micro-batch size (1)",
+    )
+    parser.add_argument(
+        "--tp", default=_ACTIVATION_FLAGS["tp"], metavar="T", help="tensor-parallel size (1)"
+    )
     parser.add_argument(
         "--sequence-parallel", action="store_true", help="sequence parallelism with --tp"
     )
@@ -46,10 +60,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 # Documented bounds (docs/limits.md): a sequence of at most 2^24 tokens, tensor parallelism
-# over at most 1,024 GPUs, counts of GPUs and micro-batches at most 2^20.
+# over at most 1,024 GPUs, at most 2^20 GPUs, and a micro-batch of at most 4,096 sequences
+# (a micro-batch is a part of the global batch; `--micro-batch 32k` is a sequence length
+# typed into the wrong flag, not a batch any GPU holds).
 MAX_SEQ_LEN = 2**24
 MAX_TP = 1024
-_MAXIMA = {"seq-len": MAX_SEQ_LEN, "tp": MAX_TP}
+MAX_MICRO_BATCH = 4096
+_MAXIMA = {"seq-len": MAX_SEQ_LEN, "tp": MAX_TP, "micro-batch": MAX_MICRO_BATCH}
 
 
 def _int_arg(text: str, label: str) -> int:
@@ -70,6 +87,25 @@ def _check_tensor_parallel(tp: int, heads: int) -> None:
         raise MemoryInputError(
             f"--tp {tp} does not divide the model's {heads} attention heads: tensor "
             f"parallelism gives each GPU whole heads (use one of {divisors})"
+        )
+
+
+def _refuse_activation_flags(args: argparse.Namespace) -> None:
+    """--tp, --seq-len, --micro-batch, --sequence-parallel and --recompute need the model's
+    layers and heads: with only --params nothing could check or use them."""
+    from quizcoll.cli.common import UsageError
+
+    given = [
+        f"--{name.replace('_', '-')}"
+        for name, default in _ACTIVATION_FLAGS.items()
+        if getattr(args, name) != default
+    ]
+    given += ["--sequence-parallel"] if args.sequence_parallel else []
+    given += ["--recompute"] if args.recompute != "none" else []
+    if given:
+        raise UsageError(
+            f"{', '.join(given)}: the activation estimate needs the architecture (layers, "
+            "heads); give --model or --config instead of --params"
         )
 
 
@@ -94,6 +130,8 @@ def _compute(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     cfg = source.config
     parameters = count_parameters(cfg).total if cfg else source.parameters
     assert parameters is not None
+    if cfg is None:
+        _refuse_activation_flags(args)
     stage = int(args.zero)
     gpus = _int_arg(args.gpus, "gpus")
     states = model_states(parameters, stage, gpus)

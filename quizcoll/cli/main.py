@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, str] = {
     "import": "turn an Anki package or a CSV file into a card file",
     "review": "review due cards (spaced repetition)",
     "grade": "grade one answer to one card instance, exactly as a review would",
+    "interview": "a mock interview: questions that follow your answers, and a scorecard",
     "stats": "review statistics",
     "history": "export or import the review history as JSON",
     "rename": "carry a card's review history to a new id",

@@ -17,6 +17,7 @@ from deck.cards.registry import ArgumentError, Registry
 MODULES: tuple[str, ...] = (
     "units",
     "memory",
+    "memory_measured",
     "collectives",
     "primitives",
     "pipeline",
@@ -24,6 +25,7 @@ MODULES: tuple[str, ...] = (
     "compute",
     "serving",
     "serving_kv",
+    "serving_vllm",
     "parallel",
     "moe_serving",
     "checkpoint",

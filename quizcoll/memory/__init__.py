@@ -10,7 +10,10 @@ Modules, one job each:
 - :mod:`.catalog` — built-in real model configs shipped as package data.
 - :mod:`.formats` — dtypes and quantization formats, and weight bytes from tensor layouts.
 - :mod:`.inference` — KV cache, forward-pass activations, overhead, totals, GPU fit.
-- :mod:`.training` — ZeRO model states and Korthikanti et al. activations.
+- :mod:`.training` — ZeRO model states (and DeepSpeed's estimate of them), Korthikanti et al.
+  activations (the paper's GPT figure).
+- :mod:`.activations` — the bytes PyTorch saves for backward in a catalogue model's layer.
+- :mod:`.vllm` — one GPU's memory as vLLM 0.33.0 splits it (chunked prefill, KV blocks).
 - :mod:`.gpus` — GPUs with the memory they really report.
 
 Everything here is pure: plain functions and frozen dataclasses, no numpy.

@@ -123,7 +123,8 @@ class _Reader:
         limit = MAX_CONFIG_VALUES.get(key)
         if limit is not None and value > limit:
             raise self.fail(
-                f"{key} {value:.3g} is above quizcoll's bound of {limit:,} (see docs/limits.md)"
+                f"{key} {_count(value)} is above quizcoll's bound of {_count(limit)} "
+                "(see docs/limits.md)"
             )
         return value
 
@@ -306,3 +307,11 @@ def _gpt2(r: _Reader, name: str) -> ModelConfig:
         experts_per_token=0,
         sliding_windows=(None,) * layers,
     )
+
+
+def _count(value: int) -> str:
+    """A whole number as the bound it is compared with is shown: ``131,073`` beside
+    ``131,072`` (never ``1.31e+05``, which reads as within the bound); a number too long
+    to write out in full is shown by its digits' count."""
+    digits = len(str(value)) if value.bit_length() < 14_000 else 4300
+    return f"{value:,}" if digits <= 30 else f"a {digits:,}-digit number"

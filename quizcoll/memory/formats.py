@@ -156,7 +156,11 @@ def known_formats() -> tuple[str, ...]:
     return (*PLAIN_BITS, "gptq", "awq", *GGUF_FORMATS)
 
 
-_QUANT_RE = re.compile(r"^(gptq|awq)(?:[-_]?(?:int4|4bit|w4a16))?(?:[-_]g(?P<g>\d+))?$")
+_QUANT_RE = re.compile(r"^(gptq|awq)(?:[-_]?(?:int4|4bit|w4a16))?(?:[-_]g(?P<g>[0-9]{1,12}))?$")
+# GPTQ/AWQ group sizes (docs/limits.md): 32, 64 and 128 are the usual; a group is never more
+# than one row of a weight, and none of the models in the catalogue has rows of 4,096+.
+MIN_GROUP_SIZE = 8
+MAX_GROUP_SIZE = 4096
 
 
 def parse_format(name: str, group_size: int | None = None) -> WeightFormat:
@@ -174,8 +178,10 @@ def parse_format(name: str, group_size: int | None = None) -> WeightFormat:
     m = _QUANT_RE.match(str(name).strip().lower())
     if m:
         g = group_size or int(m.group("g") or DEFAULT_GROUP_SIZE)
-        if g <= 0:
-            raise MemoryInputError(f"group size must be positive, got {g}")
+        if not MIN_GROUP_SIZE <= g <= MAX_GROUP_SIZE:
+            raise MemoryInputError(
+                f"group size must be between {MIN_GROUP_SIZE:,} and {MAX_GROUP_SIZE:,}, got {g:,}"
+            )
         kind = FormatKind.GPTQ if m.group(1) == "gptq" else FormatKind.AWQ
         return WeightFormat(f"{kind.value}-int4-g{g}", kind, 4, g)
     raise MemoryInputError(

@@ -211,3 +211,20 @@ def llama_layer(hidden: int, kv_width: int, intermediate: int) -> dict[Component
         if t.component in out and not t.name.startswith("final_norm"):
             out[t.component] += t.parameters
     return out
+
+
+def largest_module_params(cfg: ModelConfig) -> int:
+    """Parameters of the largest single module, as transformers 5 lays a model out.
+
+    What DeepSpeed's ZeRO-3 estimator calls the largest layer (the module whose parameters
+    are gathered whole): an embedding or the output head, one projection with its bias, or,
+    in an MoE model, the module that holds all experts' gate, up and down weights of a layer.
+    """
+    module: dict[str, int] = {}
+    for t in tensors(cfg):
+        prefix = t.name.rsplit(".", 1)[0] if "." in t.name else t.name
+        if t.name.startswith("moe.experts."):
+            prefix = "moe.experts"
+        per_copy = t.numel * (cfg.num_experts if prefix == "moe.experts" else 1)
+        module[prefix] = module.get(prefix, 0) + per_copy
+    return max(module.values())

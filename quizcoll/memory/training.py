@@ -28,9 +28,12 @@ heads a, tensor-parallel size t, in bytes (fp16 activations, 1-byte dropout mask
 - selective recomputation (attention core recomputed): sbh(10 + 24/t); with SP 34·sbh/t
 - full recomputation (only each layer's input kept): 2sbh; with SP 2sbh/t
 
-The formula is for the GPT architecture of the paper (4h MLP, multi-head attention);
-for other models it is the paper's estimate, not an exact figure. The embedding and
-output-layer terms, small next to L layers, are left out.
+The formula is for the GPT architecture of the paper (4h MLP, multi-head attention): "the
+paper's GPT figure". For other models it is the paper's estimate, not an exact figure; what
+PyTorch really keeps for a catalogue model's layer (SwiGLU width, GQA, no dropout, SDPA or
+eager attention) is :mod:`quizcoll.memory.activations`, held to real layers by
+``tests/oracles/test_oracle_activations.py``. The embedding and output-layer terms, small next
+to L layers, are left out.
 """
 
 from __future__ import annotations
@@ -205,3 +208,44 @@ def recipe_states(
         raise MemoryInputError(f"data_parallel must be at least 1, got {data_parallel}")
     replicated, shardable = _RECIPE_BYTES[recipe]
     return RecipeStates(recipe, data_parallel, distributed_optimizer, replicated, shardable)
+
+
+# DeepSpeed's own estimators (deepspeed 0.19.8, deepspeed/runtime/zero/stage_1_and_2.py
+# ``estimate_zero2_model_states_mem_needs`` and stage3.py ``estimate_zero3_model_states_mem_needs``,
+# no offload) count more than the ZeRO paper's 2 + 2 + K: ZeRO-2 keeps an fp32 gradient
+# partition next to the 16-bit one ("18 = 2_grads_16bit + 4_grads_32bit + 4_params_32bit +
+# 8_optimizer_states_32bit"), ZeRO-3 counts 18 bytes per parameter over N plus 4 bytes for each
+# parameter of the largest layer, which is gathered whole.
+DEEPSPEED_VERSION = "0.19.8"
+
+
+@dataclass(frozen=True)
+class DeepSpeedStates:
+    """Per-GPU bytes as DeepSpeed estimates them: the paper's states plus the extra terms."""
+
+    paper: ModelStates
+    fp32_gradient_partition: float  # ZeRO-2: 4Ψ/N; ZeRO-3: 2Ψ/N (18 against the paper's 16)
+    largest_layer_gather: float  # ZeRO-3: 4 B × the largest layer's parameters
+
+    @property
+    def total(self) -> float:
+        return self.paper.total + self.fp32_gradient_partition + self.largest_layer_gather
+
+
+def deepspeed_states(
+    parameters: int, zero_stage: int, gpus: int, largest_layer_params: int = 0
+) -> DeepSpeedStates:
+    """DeepSpeed's estimate of per-GPU model states at ZeRO stage 2 or 3, without offload."""
+    if zero_stage not in (2, 3):
+        raise MemoryInputError(
+            f"DeepSpeed's estimators cover ZeRO stages 2 and 3, got {zero_stage}"
+        )
+    if largest_layer_params < 0 or largest_layer_params > parameters:
+        raise MemoryInputError(
+            f"largest layer must have between 0 and {parameters} parameters, "
+            f"got {largest_layer_params}"
+        )
+    paper = model_states(parameters, zero_stage, gpus)
+    extra_per_param = 4 if zero_stage == 2 else 2
+    gather = 4 * largest_layer_params if zero_stage == 3 else 0
+    return DeepSpeedStates(paper, _exact(extra_per_param * parameters / gpus), gather)

@@ -3,7 +3,9 @@
 - Per token, a training step costs 6N FLOPs for N parameters (2N forward, 4N backward; Kaplan
   et al., "Scaling Laws for Neural Language Models", 2020), plus the attention score and
   value products 12·L·H·Q·T for L layers, H heads of size Q and sequence length T (Chowdhery
-  et al., "PaLM", 2022, Appendix B). Generating one token costs 2N + 4·L·H·Q·T at context T.
+  et al., "PaLM", 2022, Appendix B): the non-causal count of the full T × T matrices, which
+  ``FlopCounterMode`` measures on eager attention (tests/oracles/test_oracle_flops.py); a
+  causal kernel needs 12·L·H·Q·(T + 1)/2. Generating one token costs 2N + 4·L·H·Q·T at context T.
 - MFU (model FLOPs utilisation, PaLM App. B) is the throughput in model FLOPs — the 6N + 12LHQT
   a step needs — over the peak. HFU counts the hardware's FLOPs, including recomputation:
   full activation recomputation runs the forward again (+2N + 4LHQT per token), selective
@@ -59,6 +61,9 @@ class TrainingFlops:
     attention_flops_per_token: float  # 12LHQT
     model_flops: float  # × tokens
     hardware_flops: float
+    # A causal kernel computes only the T(T+1)/2 unmasked scores: 12LHQ(T + 1)/2 per token.
+    # PaLM's 12LHQT (and FlopCounterMode on eager attention) counts the full T × T matrix.
+    causal_attention_flops_per_token: float = 0.0
 
 
 def training_flops(
@@ -79,7 +84,10 @@ def training_flops(
         Recompute.SELECTIVE: 4 * lhqt,
         Recompute.FULL: 2 * parameters + 4 * lhqt,
     }[recompute]
-    return TrainingFlops(model, model + extra, 12 * lhqt, model * tokens, (model + extra) * tokens)
+    causal = 12 * attention.lhq * (seq_len + 1) / 2 if seq_len else 0.0
+    return TrainingFlops(
+        model, model + extra, 12 * lhqt, model * tokens, (model + extra) * tokens, causal
+    )
 
 
 def inference_flops_per_token(

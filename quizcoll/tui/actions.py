@@ -27,6 +27,9 @@ ACTIONS: tuple[AppAction, ...] = (
     AppAction("browse", "b", "Browse cards", "Search and filter every card; suspend, unsuspend"),
     AppAction("lab", "l", "Simulation lab", "Step through a collective, rank by rank"),
     AppAction("memory", "m", "Memory lab", "VRAM of a model: weights, KV cache, activations"),
+    AppAction(
+        "interview", "i", "Mock interview", "Questions that follow your answers; a scorecard"
+    ),
     AppAction("stats", "s", "Statistics", "Reviews per day, retention, due forecast, decks"),
     AppAction(
         "settings", "o", "Settings", "Desired retention, daily limits, learning steps, theme"
@@ -57,6 +60,12 @@ SCREEN_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
         ("← →", "previous / next step"),
         ("home end", "first / last step"),
         ("space", "play / pause"),
+    ),
+    "Interview": (
+        ("enter", 'answer (an empty answer: "I don\'t know"); accept the judgement, next'),
+        ("r p w", "correct an explanation's judgement: right, partial, wrong"),
+        ("t", "on the scorecard: make the weak cards due now"),
+        ("escape", "end the interview (its scorecard is saved); back"),
     ),
     "Memory lab": (("enter", "compute the breakdown for the chosen model and settings"),),
     "Browse": (

@@ -212,12 +212,17 @@ class QuizApp(App[int]):
         exit status. (A test environment passes its own editor and has no terminal.)"""
         from textual.app import SuspendNotSupported
 
-        from quizcoll.tui.services.editor import run_editor
+        from quizcoll.tui.services.editor import EditorError, editor_command, run_editor
 
         editor = self.env.editor or run_editor
         try:
+            if self.env.editor is None:
+                editor_command(path, line)  # a $EDITOR that is no command line: say so here
             with self.suspend():
                 return editor(path, line)
+        except EditorError as exc:
+            self.report(str(exc), title="Edit")
+            return 127
         except SuspendNotSupported:
             if self.env.editor is None:
                 self.report("this terminal cannot hand itself to an editor", title="Edit")
@@ -279,6 +284,12 @@ class QuizApp(App[int]):
 
     def action_stats(self) -> None:
         self._show("stats")
+
+    def action_interview(self) -> None:
+        from quizcoll.tui.screens.interview import InterviewScreen
+
+        self.action_home()
+        self.push_screen(InterviewScreen())
 
     def action_settings(self) -> None:
         from quizcoll.tui.screens.settings import SettingsScreen

@@ -183,6 +183,8 @@ class _FileValidator(_ClaimsMixin):
                 f"expected a mapping with a 'cards:' list at the top, found {_describe(data)}",
             )
             return [], self.problems
+        if "interviews" in data and "cards" not in data:
+            return [], []  # an interview script file: deck.interview.loader reads those
         self.unknown_keys(data, FILE_KEYS, "", " at file level")
         deck = self.deck_name(data, "default")
         tags = self.str_list(data, "tags", "tags")
@@ -274,7 +276,8 @@ class _FileValidator(_ClaimsMixin):
         params = self.params(m)
         param_names = {p.name for p in params}
         # A parameter with a bad spec is already reported; its placeholders are not errors too.
-        declared = set(m["params"]) if isinstance(m.get("params"), LMap) else set()
+        raw_params = m["params"] if isinstance(m.get("params"), LMap) else {}
+        declared = {k for k in raw_params if isinstance(k, str)}  # 1: or null: is no name
 
         answer = None
         options: tuple[str, ...] = ()
@@ -294,6 +297,9 @@ class _FileValidator(_ClaimsMixin):
 
         known = {v.name for v in variables} if ctype is CardType.FORMULA else param_names
         mistakes = read_mistakes(self, m, ctype, known, len(options), correct)
+        from deck.cards.loader.keypoints import read_points
+
+        key_points, bonus_points = read_points(self, m, back)
 
         fact_names = {c.name for c in claims if c.name}
         names = param_names | declared | fact_names | self.constant_names
@@ -358,6 +364,8 @@ class _FileValidator(_ClaimsMixin):
             unproven=self.unproven,
             constraints=constraints,
             mistakes=mistakes,
+            key_points=key_points,
+            bonus_points=bonus_points,
         )
 
     def deck_name(self, m: LMap, default: str) -> str:

@@ -34,9 +34,11 @@ COMMON_KEYS = (
     "constraints",
     "verify",
     "mistakes",
+    "key_points",
+    "bonus_points",
 )
 TYPE_KEYS: dict[CardType, tuple[str, ...]] = {
-    CardType.BASIC: ("key_points", "bonus_points"),
+    CardType.BASIC: (),
     CardType.CHOICE: ("options", "correct", "shuffle"),
     CardType.NUMERIC: ("answer",),
     CardType.FORMULA: ("answer", "variables"),

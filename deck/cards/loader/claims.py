@@ -72,7 +72,7 @@ class _ClaimsMixin(_AnswersMixin):
                     continue
                 for name, spec in w.items():
                     p = self.param(
-                        str(name), spec, w.where(name), w.key_pos.get(name), f"{field}.where", known
+                        name, spec, w.where(name), w.key_pos.get(name), f"{field}.where", known
                     )
                     if p is not None:
                         if p.range is not None and not p.integer and p.step is None:

@@ -44,15 +44,26 @@ class _ParamsMixin(_Base):
         out: list[ParamSpec] = []
         known: set[str] = set()
         for name, spec in raw.items():
-            p = self.param(str(name), spec, raw.where(name), raw.key_pos.get(name), "params", known)
+            p = self.param(name, spec, raw.where(name), raw.key_pos.get(name), "params", known)
             if p is not None:
                 out.append(p)
                 known.add(p.name)
         return tuple(out)
 
     def param(
-        self, name: str, spec: Any, pos: Pos, key_pos: Pos | None, prefix: str, known: set[str]
+        self, key: object, spec: Any, pos: Pos, key_pos: Pos | None, prefix: str, known: set[str]
     ) -> ParamSpec | None:
+        if not isinstance(key, str):  # YAML reads 1:, null:, true: as a number, null, boolean
+            shown = _key_text(key)
+            self.report(
+                key_pos or pos,
+                f"{prefix}.{shown}",
+                f"a parameter name must be a letter followed by letters, digits or '_'; "
+                f"YAML reads {shown} as {'a number' if _is_number(key) else _describe(key)}, "
+                "not a name (quote it)",
+            )
+            return None
+        name = key
         field = f"{prefix}.{name}"
         if not NAME_PATTERN.match(name):
             self.report(
@@ -302,3 +313,19 @@ def param_extremes(p: ParamSpec) -> list[Any]:
             lo, hi = pw[0], pw[-1]
         return [lo * factor, hi * factor]
     return []
+
+
+def _is_number(key: object) -> bool:
+    return isinstance(key, int | float) and not isinstance(key, bool)
+
+
+def _key_text(key: object) -> str:
+    """A mapping key that is not text, as the YAML that wrote it (``null``, ``true``, ``1``)."""
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return str(key).lower()
+    if isinstance(key, int) and key.bit_length() > 128:
+        return "a long number"
+    text = repr(key)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,9 +98,10 @@ def tag_name(tag: str) -> str | None:
 
 
 def build_cards(
-    notes: Sequence[ImportedNote], deck: str | None = None
+    notes: Sequence[ImportedNote], deck: str | None = None, taken: AbstractSet[str] = frozenset()
 ) -> tuple[str, list[dict[str, Any]], list[Skipped]]:
-    """(file deck, card mappings, skipped) for ``notes``; ``deck`` names every card's deck."""
+    """(file deck, card mappings, skipped) for ``notes``; ``deck`` names every card's deck.
+    ``taken``: ids other card files of the collection use (a clash gets ``-2``, ``-3``)."""
     if deck is not None and not ID_PATTERN.match(deck):
         raise ImportFailure(f"deck name {deck!r} must be lowercase letters, digits and '-'")
     skipped: Counter[str] = Counter()
@@ -113,7 +115,7 @@ def build_cards(
             kept.append(note)
     decks = [deck or deck_name(n.deck) for n in kept]
     main = deck or (Counter(decks).most_common(1)[0][0] if decks else "imported")
-    used: set[str] = set()
+    used: set[str] = set(taken)
     cards = []
     for note, card_deck in zip(kept, decks, strict=True):
         base = note.card_id if ID_PATTERN.match(note.card_id) else slug(note.front, note.key)

@@ -7,7 +7,12 @@ tables; reading it needs the ``zstandard`` package). Safety: the package and the
 collection inside are size-capped before and while reading; only the collection member is
 read, by its fixed name, into a private temporary folder (never a path taken from the
 archive); SQLite opens it read-only with untrusted-schema protections and a budget of work;
-note and field counts are capped. Every fault is an :class:`ImportFailure` with one line.
+note and field counts are capped; every value read is type-checked (an id is an integer,
+a field is text or UTF-8 bytes, a note type's config is a bounded blob). Converting the
+fields has a total work budget (:data:`MAX_WORK`: characters of HTML and cloze text
+processed plus :data:`TAG_WORK` per tag, all notes together), on top of the per-field cap and the linear-time converters
+of :mod:`deck.interchange.importing.markup`. Every fault is an :class:`ImportFailure` with
+one line, naming the note when one note is at fault.
 
 Basic notes (fields Front/Back, or any two-field standard type), cloze notes (one card per
 cloze number) and quizcoll's own exported notes become :class:`ImportedNote` values;
@@ -17,12 +22,14 @@ notes of other types are counted in :class:`Skipped`, one entry per note type.
 from __future__ import annotations
 
 import json
+import lzma
 import re
 import shutil
 import sqlite3
 import stat
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from html import unescape
 from pathlib import Path
@@ -30,11 +37,12 @@ from typing import BinaryIO
 
 from deck.interchange.importing import ImportedNote, ImportFailure, Skipped
 from deck.interchange.importing.markup import (
+    MAX_CLOZE_DIGITS,
     MAX_CLOZES,
     clean_text,
-    cloze_numbers,
     cloze_sides,
-    html_markdown,
+    convert_html,
+    find_clozes,
 )
 
 MAX_PACKAGE_BYTES = 512 * 1024 * 1024  # the .apkg on disk (media included)
@@ -47,7 +55,74 @@ _READ_TABLES = ("notes", "cards", "col", "notetypes", "fields", "decks")
 _STEP_CHECK = 1000  # SQLite calls our budget every this many steps
 _MEMBERS = ("collection.anki21b", "collection.anki21", "collection.anki2")
 _CHUNK = 1 << 20
-_TAG = re.compile(r"<[^>]*>")
+_TAG = re.compile(r"<[^<>]*>")  # stops at the next "<": linear
+MAX_WORK = 256 * 1024 * 1024  # conversion work, all notes: a unit per character, TAG_WORK a tag
+TAG_WORK = 32  # a tag costs a Python step; a character of text costs a C-level scan
+MAX_CONFIG_BYTES = 64 * 1024  # a note type's protobuf config (a few hundred bytes in practice)
+# What zipfile and its decompressors raise on a damaged, encrypted or exotic member.
+_ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    OSError,
+    EOFError,
+    ValueError,
+    RuntimeError,
+    NotImplementedError,
+    OverflowError,
+    zlib.error,
+    lzma.LZMAError,
+)
+
+
+class _Damaged(ValueError):
+    """A value of the wrong type or range in the collection (becomes one ImportFailure)."""
+
+
+def _int(value: object, what: str) -> int:
+    """An id or ordinal: SQLite INTEGER, or a REAL holding a whole finite number."""
+    if type(value) is int:
+        return value
+    if type(value) is float and value.is_integer():  # also refuses inf and NaN
+        return int(value)
+    raise _Damaged(f"{what}: not an integer ({type(value).__name__})")
+
+
+def _text(value: object, what: str) -> str:
+    """A text column: NULL is empty, a blob must be UTF-8, a number is its digits."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Damaged(f"{what}: not UTF-8 text") from None
+    if type(value) is int or type(value) is float:
+        return repr(value)
+    raise _Damaged(f"{what}: an unexpected type")
+
+
+class _Work:
+    """The conversion budget: work done so far, against :data:`MAX_WORK`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.used, self.note = path, 0, ""
+
+    def charge(self, units: int) -> None:
+        self.used += units
+        if self.used > MAX_WORK:
+            raise ImportFailure(
+                f"{self.path}: note {self.note}: the package needs too much work to convert "
+                f"(a budget of {MAX_WORK:,} characters and tags); import a smaller deck"
+            )
+
+    def markdown(self, html: str) -> str:
+        """``html`` as Markdown, its work charged."""
+        self.charge(len(html))
+        text, tokens = convert_html(html)
+        self.charge(TAG_WORK * tokens)
+        return text
 
 
 @dataclass(frozen=True)
@@ -84,7 +159,7 @@ def _extract_collection(path: Path, folder: Path) -> Path:
         )
     try:
         archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError):
+    except _ZIP_ERRORS:
         raise ImportFailure(f"{path}: not an Anki package (not a zip file)") from None
     target = folder / "collection.sqlite"
     with archive:
@@ -97,15 +172,28 @@ def _extract_collection(path: Path, folder: Path) -> Path:
             raise ImportFailure(
                 f"{path}: its collection is larger than {MAX_COLLECTION_BYTES:,} bytes"
             )
+        if info.flag_bits & 0x1:
+            raise ImportFailure(f"{path}: damaged package: encrypted member {member}")
+        if info.compress_type not in _METHODS:
+            raise ImportFailure(
+                f"{path}: damaged package: {member} uses an unsupported compression method "
+                f"({info.compress_type})"
+            )
         try:
             with archive.open(member) as src, target.open("wb") as dst:
                 if member.endswith("b"):
                     _unzstd(path, src, dst)
                 else:
                     _copy_bounded(src, dst, MAX_COLLECTION_BYTES, f"{path}: its collection")
-        except (zipfile.BadZipFile, OSError, EOFError) as exc:
-            raise ImportFailure(f"{path}: damaged package: {exc}") from None
+        except ImportFailure:
+            raise
+        except _ZIP_ERRORS as exc:
+            reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+            raise ImportFailure(f"{path}: damaged package: {reason}") from None
     return target
+
+
+_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
 
 
 def _unzstd(path: Path, src: BinaryIO, dst: BinaryIO) -> None:
@@ -121,7 +209,9 @@ def _unzstd(path: Path, src: BinaryIO, dst: BinaryIO) -> None:
         reader = zstandard.ZstdDecompressor().stream_reader(src)
         _copy_bounded(reader, dst, MAX_COLLECTION_BYTES, f"{path}: its collection")
     except zstandard.ZstdError as exc:
-        raise ImportFailure(f"{path}: damaged package: {exc}") from None
+        raise ImportFailure(
+            f"{path}: damaged package: {' '.join(str(exc).split())[:200]}"
+        ) from None
 
 
 # ----------------------------------------------------------------------------- SQLite
@@ -203,36 +293,61 @@ def _note_types(conn: sqlite3.Connection, tables: set[str]) -> dict[int, NoteTyp
     if "notetypes" in tables:  # Anki 2.1.28+ schema
         fields: dict[int, list[tuple[int, str]]] = {}
         for ntid, ord_, name in conn.execute("SELECT ntid, ord, name FROM fields"):
-            fields.setdefault(int(ntid), []).append((int(ord_), str(name)))
+            fields.setdefault(_int(ntid, "fields.ntid"), []).append(
+                (_int(ord_, "fields.ord"), _text(name, "a field name"))
+            )
         for ntid, name, config in conn.execute("SELECT id, name, config FROM notetypes"):
+            # kind (field 1) = 1 is cloze; a config that is not a small blob is not one.
+            blob = config if isinstance(config, bytes) else b""
             try:
-                cloze = _protobuf_varint(bytes(config or b""), 1) == 1  # kind: 1 = cloze
+                cloze = len(blob) <= MAX_CONFIG_BYTES and _protobuf_varint(blob, 1) == 1
             except ValueError:
                 cloze = False
-            names = tuple(n for _, n in sorted(fields.get(int(ntid), [])))
-            types[int(ntid)] = NoteTypeInfo(str(name), names, cloze)
+            number = _int(ntid, "notetypes.id")
+            names = tuple(n for _, n in sorted(fields.get(number, [])))
+            types[number] = NoteTypeInfo(_text(name, "a note type name"), names, cloze)
         return types
     (models,) = conn.execute("SELECT models FROM col").fetchone() or ("{}",)
-    data = json.loads(models or "{}")
+    data = _json(models, "col.models")
     for key, model in data.items() if isinstance(data, dict) else []:
         if not isinstance(model, dict):
             continue
         flds = model.get("flds") if isinstance(model.get("flds"), list) else []
         names = tuple(str(f.get("name", "")) for f in flds if isinstance(f, dict))
-        types[int(key)] = NoteTypeInfo(str(model.get("name", key)), names, model.get("type") == 1)
+        types[_id_key(key, "a note type id")] = NoteTypeInfo(
+            str(model.get("name", key)), names, model.get("type") == 1
+        )
     return types
+
+
+def _id_key(key: str, what: str) -> int:
+    """A JSON object key that is an id: ASCII digits (an optional minus), at most 20."""
+    digits = key.removeprefix("-")
+    if not (digits.isascii() and digits.isdigit() and len(digits) <= 20):
+        raise _Damaged(f"{what} {key[:40]!r} is not a number")
+    return int(key)
+
+
+def _json(value: object, what: str) -> object:
+    text = _text(value, what) or "{}"
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise _Damaged(f"{what}: nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise _Damaged(f"{what}: not JSON ({exc.msg} at {exc.pos})") from None
 
 
 def _decks(conn: sqlite3.Connection, tables: set[str]) -> dict[int, str]:
     if "decks" in tables:
         return {
-            int(i): str(n).replace("\x1f", "::")
+            _int(i, "decks.id"): _text(n, "a deck name").replace("\x1f", "::")
             for i, n in conn.execute("SELECT id, name FROM decks")
         }
     (decks,) = conn.execute("SELECT decks FROM col").fetchone() or ("{}",)
-    data = json.loads(decks or "{}")
+    data = _json(decks, "col.decks")
     return {
-        int(k): str(v.get("name", ""))
+        _id_key(k, "a deck id"): str(v.get("name", ""))
         for k, v in (data.items() if isinstance(data, dict) else [])
         if isinstance(v, dict)
     }
@@ -247,8 +362,9 @@ def read_package(path: Path) -> tuple[list[ImportedNote], list[Skipped]]:
             return _read(conn, path)
         except sqlite3.DatabaseError as exc:
             raise _database_failure(path, exc, "damaged collection") from None
-        except (ValueError, TypeError, json.JSONDecodeError) as exc:
-            raise ImportFailure(f"{path}: damaged collection: {exc}") from None
+        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+            reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+            raise ImportFailure(f"{path}: damaged collection: {reason}") from None
         finally:
             conn.close()
             shutil.rmtree(tmp, ignore_errors=True)
@@ -260,7 +376,7 @@ def _read(conn: sqlite3.Connection, path: Path) -> tuple[list[ImportedNote], lis
     decks = _decks(conn, tables)
     deck_of: dict[int, int] = {}
     for nid, did in conn.execute("SELECT nid, did FROM cards ORDER BY ord DESC"):
-        deck_of[int(nid)] = int(did)  # the note's first card (ord 0) wins
+        deck_of[_int(nid, "cards.nid")] = _int(did, "cards.did")  # the first card (ord 0) wins
     rows = conn.execute(
         "SELECT id, guid, mid, tags, flds FROM notes ORDER BY id LIMIT ?", (MAX_NOTES + 1,)
     ).fetchall()
@@ -268,14 +384,24 @@ def _read(conn: sqlite3.Connection, path: Path) -> tuple[list[ImportedNote], lis
         raise ImportFailure(f"{path}: more than {MAX_NOTES:,} notes; import a smaller deck")
     notes: list[ImportedNote] = []
     skipped: dict[tuple[str, str], int] = {}
-    for nid, guid, mid, tags, flds in rows:
-        info = types.get(int(mid))
-        fields = str(flds).split("\x1f")
-        deck = decks.get(deck_of.get(int(nid), -1), "")
-        tag_list = tuple(t for t in str(tags).split() if t)
-        made, why = _cards(info, fields, str(guid), tag_list, deck)
+    work = _Work(path)
+    for row, (nid, guid, mid, tags, flds) in enumerate(rows, start=1):
+        work.note = f"{nid!r}"[:40] if type(nid) is int else f"#{row}"
+        try:
+            info = types.get(_int(mid, "notes.mid"))
+            deck = decks.get(deck_of.get(_int(nid, "notes.id"), -1), "")
+            guid_text = _text(guid, "notes.guid")
+            tag_list = tuple(t for t in _text(tags, "notes.tags").split() if t)
+            try:
+                fields = _text(flds, "notes.flds").split("\x1f")
+            except _Damaged as exc:  # one unreadable note is skipped, not the whole deck
+                made, why = [], str(exc)
+            else:
+                made, why = _cards(info, fields, guid_text, tag_list, deck, work)
+        except _Damaged as exc:
+            raise ImportFailure(f"{path}: note {work.note}: damaged: {exc}") from None
         if why:
-            key = (info.name if info else f"unknown note type {mid}", why)
+            key = (info.name if info else f"unknown note type {mid!r}"[:80], why)
             skipped[key] = skipped.get(key, 0) + 1
         notes += made
     return notes, [Skipped(name, n, why) for (name, why), n in skipped.items()]
@@ -294,7 +420,12 @@ QUIZCOLL_FIELDS = ("question", "answer", "worked answer", "hint", "source", "car
 
 
 def _cards(
-    info: NoteTypeInfo | None, fields: list[str], guid: str, tags: tuple[str, ...], deck: str
+    info: NoteTypeInfo | None,
+    fields: list[str],
+    guid: str,
+    tags: tuple[str, ...],
+    deck: str,
+    work: _Work,
 ) -> tuple[list[ImportedNote], str]:
     """The cards one note makes, or a reason why it makes none."""
     if info is None:
@@ -305,61 +436,73 @@ def _cards(
     if info.cloze:
         if (names and names[0] == "occlusion") or any("image-occlusion:" in f for f in fields[:1]):
             return [], "image occlusion is not supported"
-        return _cloze_cards(fields, guid, tags, deck)
+        return _cloze_cards(fields, guid, tags, deck, work)
     if all(n in names for n in QUIZCOLL_FIELDS):
-        return [_quizcoll_note(info, fields, guid, tags, deck)], ""
+        return [_quizcoll_note(info, fields, guid, tags, deck, work)], ""
     if "front" in names and "back" in names:
         front, back = _field(fields, info.fields, "front"), _field(fields, info.fields, "back")
     elif len(info.fields) == 2 and len(fields) >= 2:
         front, back = fields[0], fields[1]
     else:
         return [], f"not a basic or cloze note type (fields: {', '.join(info.fields)})"
-    return [ImportedNote(guid, html_markdown(front), html_markdown(back), tags, deck)], ""
+    return [ImportedNote(guid, work.markdown(front), work.markdown(back), tags, deck)], ""
 
 
-def _plain(html: str) -> str:
+def _plain(html: str, work: _Work) -> str:
     """Field HTML as plain one-line text (ids, sources)."""
+    work.charge(len(html))
     return " ".join(unescape(_TAG.sub(" ", clean_text(html))).split())
 
 
 def _quizcoll_note(
-    info: NoteTypeInfo, fields: list[str], guid: str, tags: tuple[str, ...], deck: str
+    info: NoteTypeInfo,
+    fields: list[str],
+    guid: str,
+    tags: tuple[str, ...],
+    deck: str,
+    work: _Work,
 ) -> ImportedNote:
     """A note quizcoll exported: its question, answer and worked answer, hint, source, id."""
 
     def get(name: str) -> str:
         return _field(fields, info.fields, name)
 
-    answer, worked = html_markdown(get("answer")), html_markdown(get("worked answer"))
+    answer, worked = work.markdown(get("answer")), work.markdown(get("worked answer"))
     back = "\n\n".join(p for p in (f"**Answer:** {answer}" if answer else "", worked) if p)
     return ImportedNote(
         guid,
-        html_markdown(get("question")),
+        work.markdown(get("question")),
         back,
         tags,
         deck,
         "quizcoll",
-        _plain(get("card id")),
-        html_markdown(get("hint")),
-        _plain(get("source")),
+        _plain(get("card id"), work),
+        work.markdown(get("hint")),
+        _plain(get("source"), work),
     )
 
 
 def _cloze_cards(
-    fields: list[str], guid: str, tags: tuple[str, ...], deck: str
+    fields: list[str], guid: str, tags: tuple[str, ...], deck: str, work: _Work
 ) -> tuple[list[ImportedNote], str]:
     text = fields[0] if fields else ""
     extra = fields[1] if len(fields) > 1 else ""
-    numbers = cloze_numbers(text)
+    work.charge(len(text))  # the scan for deletions
+    clozes = find_clozes(text)
+    if any(c.number is None for c in clozes):
+        return [], f"a cloze number longer than {MAX_CLOZE_DIGITS} digits"
+    numbers = sorted({c.number for c in clozes if c.number is not None})
     if not numbers:
         return [], "a cloze note without {{c1::…}} deletions"
+    extra_md = work.markdown(extra) if extra.strip() else ""
     out = []
     for number in numbers[:MAX_CLOZES]:
-        front, back = cloze_sides(text, number)
-        answer = html_markdown(back)
-        if extra.strip():
-            answer += "\n\n" + html_markdown(extra)
+        work.charge(len(text))  # building the two sides
+        front, back = cloze_sides(text, number, clozes)
+        answer = work.markdown(back)
+        if extra_md:
+            answer += "\n\n" + extra_md
         out.append(
-            ImportedNote(f"{guid}:c{number}", html_markdown(front), answer, tags, deck, "cloze")
+            ImportedNote(f"{guid}:c{number}", work.markdown(front), answer, tags, deck, "cloze")
         )
     return out, ""

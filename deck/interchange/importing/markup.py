@@ -7,22 +7,33 @@ after the trip: Markdown punctuation gets a backslash (braces too, so nothing in
 imported card is ever taken for a ``{placeholder}``; in code, where a backslash would show,
 braces are doubled, the card format's own escape). MathJax (``\\(…\\)``) survives
 as text and comes back out of an export as MathJax.
+
+Field text is hostile: the tokenizer (:func:`_tokens`) and the cloze scanner
+(:func:`find_clozes`) are single forward passes with no backtracking regex over the text,
+so their work is linear in the field's length (``html.parser`` is quadratic on unclosed
+``<!--`` or ``<a``, and the old cloze regex cubic on unclosed ``{{c1::``).
 """
 
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
+from collections.abc import Iterator
+from dataclasses import dataclass
+from html import unescape
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&~|#{}])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufeff]")
 _SEPARATOR = re.compile(r"[\u2028\u2029]")
-_SOUND = re.compile(r"\[sound:[^\]]*\]")
+_SOUND = re.compile(r"\[sound:[^\[\]]*\]")  # stops at the next "[": linear
 _SPACES = re.compile(r"[ \t\r\n\f\v]+")
 _NESTED_ITEM = re.compile(r"^(  )+(- |\d+\. )")
 _BLANKS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
-CLOZE = re.compile(r"\{\{c(\d+)::(.*?)(?:::((?:(?!\}\}).)*?))?\}\}", re.DOTALL)
 MAX_CLOZES = 100  # cloze numbers one note may produce cards for
+MAX_CLOZE_DIGITS = 4  # {{c9999::…}}; a longer number is refused (the note is skipped)
+_TAG_NAME = re.compile(r"[A-Za-z][^\s/<>]*")  # stops at the next "<": linear
+# One attribute; a quoted value runs to the next quote of its kind, so a scan never repeats.
+_ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'>]+))?""")
+_RAW_END = {"script": re.compile(r"</script", re.I), "style": re.compile(r"</style", re.I)}
 
 _BLOCK = {"div", "p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "table", "section"}
 _INLINE = {"b": "**", "strong": "**", "i": "*", "em": "*", "s": "~~", "strike": "~~", "del": "~~"}
@@ -36,14 +47,84 @@ def escape_markdown(text: str) -> str:
 
 
 def clean_text(text: str) -> str:
-    """Control characters (other than tab and newline) removed and Unicode line separators
-    made newlines: YAML cannot hold the one raw and reads the other as a line break."""
-    return _SEPARATOR.sub("\n", _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n")))
+    """Control characters (other than tab and newline) removed, form feed and vertical tab
+    made spaces, and Unicode line separators made newlines: YAML cannot hold the one raw and reads the other as a line break."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", " ").replace("\v", " ")
+    return _SEPARATOR.sub("\n", _CONTROL.sub("", text))
 
 
-class _Converter(HTMLParser):
+Token = tuple[str, str, dict[str, str | None]]  # (kind, tag name or text, attributes)
+
+
+def _tokens(html: str) -> Iterator[Token]:
+    """``("data", text, {})``, ``("start", tag, attrs)`` and ``("end", tag, {})`` for ``html``,
+    in one forward pass: every search starts where the last one ended or is known to fail,
+    so the work is linear in ``len(html)``. A ``<`` that starts no complete tag is text."""
+    n, i = len(html), 0
+    gt = -1  # the next ">" at or after i (recomputed only when i passes it)
+    no_gt = no_comment_end = False
+    raw_missing: set[str] = set()
+
+    def next_gt(at: int) -> int:
+        nonlocal gt, no_gt
+        if no_gt:
+            return -1
+        if gt < at:
+            gt = html.find(">", at)
+            no_gt = gt < 0
+        return gt
+
+    while i < n:
+        lt = html.find("<", i)
+        if lt < 0:
+            yield ("data", unescape(html[i:]), {})
+            return
+        if lt > i:
+            yield ("data", unescape(html[i:lt]), {})
+        i = lt
+        if html.startswith("<!--", i):
+            end = -1 if no_comment_end else html.find("-->", i + 4)
+            if end >= 0:
+                i = end + 3
+                continue
+            no_comment_end = True
+        elif i + 1 < n and html[i + 1] in "!?":  # a declaration or processing instruction
+            end = next_gt(i)
+            if end >= 0:
+                i = end + 1
+                continue
+        else:
+            closing = html.startswith("</", i)
+            name = _TAG_NAME.match(html, i + 2 if closing else i + 1)
+            end = next_gt(i) if name else -1
+            if name and end >= 0:
+                tag = name.group().lower()
+                if closing:
+                    yield ("end", tag, {})
+                    i = end + 1
+                    continue
+                attrs: dict[str, str | None] = {}
+                for m in _ATTR.finditer(html, name.end(), end):
+                    value = m.group(2)
+                    if value and value[0] in "\"'":
+                        value = value[1:-1]
+                    attrs.setdefault(m.group(1).lower(), None if value is None else unescape(value))
+                yield ("start", tag, attrs)
+                i = end + 1
+                if tag in _RAW_END and not html.startswith("/>", end - 1):
+                    # Script and style content is never markup: skip to its end tag.
+                    found = None if tag in raw_missing else _RAW_END[tag].search(html, i)
+                    if found is None:
+                        raw_missing.add(tag)
+                        return
+                    i = found.start()
+                continue
+        yield ("data", "<", {})
+        i += 1
+
+
+class _Converter:
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
         self.out: list[str] = []
         self.skip = 0
         self.pre = 0
@@ -53,6 +134,7 @@ class _Converter(HTMLParser):
         self.row: list[str] | None = None
         self.cell: list[str] | None = None
         self.rows_done = 0
+        self.tokens = 0
 
     # -- output helpers
     def emit(self, text: str) -> None:
@@ -62,8 +144,17 @@ class _Converter(HTMLParser):
         if self.cell is None:
             self.out.append("\n\n")
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
+    def feed(self, html: str) -> None:
+        for kind, value, attrs in _tokens(html):
+            self.tokens += 1
+            if kind == "data":
+                self.handle_data(value)
+            elif kind == "start":
+                self.handle_starttag(value, attrs)
+            else:
+                self.handle_endtag(value)
+
+    def handle_starttag(self, tag: str, a: dict[str, str | None]) -> None:
         if tag in _SKIP:
             self.skip += 1
         elif tag == "br":
@@ -152,10 +243,15 @@ class _Converter(HTMLParser):
 
 def html_markdown(html: str) -> str:
     """The Markdown for an Anki field's HTML."""
+    return convert_html(html)[0]
+
+
+def convert_html(html: str) -> tuple[str, int]:
+    """(the Markdown for ``html``, how many tokens it took): the count is the work done in
+    Python, beyond the linear passes over the characters (an importer's budget counts both)."""
     html = _SOUND.sub("", clean_text(html))
     conv = _Converter()
     conv.feed(html)
-    conv.close()
     lines: list[str] = []
     fenced = False
     for line in "".join(conv.out).split("\n"):
@@ -164,25 +260,68 @@ def html_markdown(html: str) -> str:
         elif not fenced and not _NESTED_ITEM.match(line):
             line = line.strip()
         lines.append(line.rstrip())
-    return _BLANKS.sub("\n\n", "\n".join(lines)).strip()
+    return _BLANKS.sub("\n\n", "\n".join(lines)).strip(), conv.tokens
+
+
+@dataclass(frozen=True)
+class Cloze:
+    """One ``{{cN::text::hint}}`` deletion: where it is, its number (None when longer than
+    :data:`MAX_CLOZE_DIGITS` digits), its text and its hint (None without one)."""
+
+    start: int
+    end: int
+    number: int | None
+    text: str
+    hint: str | None
+
+
+def find_clozes(text: str) -> list[Cloze]:
+    """The cloze deletions of ``text``, left to right, as Anki reads them: ``{{c``, ASCII
+    digits, ``::``, then everything up to the next ``}}`` (the hint after its first ``::``).
+    One forward pass of ``str.find``: linear in ``len(text)``, however the braces nest."""
+    out: list[Cloze] = []
+    n, i = len(text), 0
+    while (i := text.find("{{c", i)) >= 0:
+        j = i + 3
+        while j < n and "0" <= text[j] <= "9":
+            j += 1
+        if j == i + 3 or not text.startswith("::", j):
+            i += 1
+            continue
+        close = text.find("}}", j + 2)
+        if close < 0:  # no later opener can close either
+            break
+        body, sep, hint = text[j + 2 : close].partition("::")
+        digits = text[i + 3 : j]
+        number = int(digits) if len(digits) <= MAX_CLOZE_DIGITS else None
+        out.append(Cloze(i, close + 2, number, body, hint if sep else None))
+        i = close + 2
+    return out
 
 
 def cloze_numbers(text: str) -> list[int]:
-    """The cloze numbers (``{{c1::…}}`` → 1) a cloze note makes cards for, in order."""
-    return sorted({int(m.group(1)) for m in CLOZE.finditer(text)})
+    """The cloze numbers (``{{c1::…}}`` → 1) a cloze note makes cards for, in order (a number
+    too long to read is left out: :func:`find_clozes` marks it)."""
+    return sorted({c.number for c in find_clozes(text) if c.number is not None})
 
 
-def cloze_sides(text: str, number: int) -> tuple[str, str]:
+def cloze_sides(text: str, number: int, clozes: list[Cloze] | None = None) -> tuple[str, str]:
     """(question HTML, answer HTML) of cloze card ``number``: its deletions hidden as
     ``[…]`` (or ``[hint]``) on the question and shown in bold on the answer; the other
-    deletions shown as plain text on both sides."""
-
-    def front(m: re.Match[str]) -> str:
-        if int(m.group(1)) != number:
-            return m.group(2)
-        return f"[{m.group(3)}]" if m.group(3) else "[…]"
-
-    def back(m: re.Match[str]) -> str:
-        return f"<b>{m.group(2)}</b>" if int(m.group(1)) == number else m.group(2)
-
-    return CLOZE.sub(front, text), CLOZE.sub(back, text)
+    deletions shown as plain text on both sides. ``clozes``: :func:`find_clozes` of ``text``."""
+    front: list[str] = []
+    back: list[str] = []
+    at = 0
+    for c in find_clozes(text) if clozes is None else clozes:
+        front.append(text[at : c.start])
+        back.append(text[at : c.start])
+        if c.number == number:
+            front.append(f"[{c.hint}]" if c.hint else "[…]")
+            back.append(f"<b>{c.text}</b>")
+        else:
+            front.append(c.text)
+            back.append(c.text)
+        at = c.end
+    front.append(text[at:])
+    back.append(text[at:])
+    return "".join(front), "".join(back)

@@ -20,6 +20,7 @@ from deck.interchange.importing.markup import clean_text, escape_markdown, html_
 
 MAX_CSV_BYTES = 16 * 1024 * 1024
 MAX_ROWS = 50_000
+MAX_COLUMN_DIGITS = 4  # "#tags column:" names one of at most 9,999 columns
 _SEPARATORS = {"tab": "\t", "comma": ",", "semicolon": ";", "pipe": "|", "space": " ", "colon": ":"}
 _COLUMNS = ("front", "back", "tags", "deck")
 
@@ -55,7 +56,7 @@ def _delimiter(sample: str, declared: str | None) -> str:
     rows two or more columns (tab first on a tie: it is the least likely inside text)."""
     if declared:
         return _SEPARATORS.get(declared.lower(), declared[:1] or ",")
-    lines = sample.splitlines()[:50]
+    lines = _lines(sample)[:50]
 
     def score(delimiter: str) -> int:
         try:
@@ -66,17 +67,37 @@ def _delimiter(sample: str, declared: str | None) -> str:
     return max(("\t", ";", ","), key=score)
 
 
+def _lines(text: str) -> list[str]:
+    """``text`` split at line ends only (``\n``, ``\r\n``, ``\r``): ``str.splitlines`` also
+    splits at form feeds, ``\x1c``-``\x1e``, U+0085 and U+2028, which are text in a CSV field."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def _column(path: Path, directives: dict[str, str], lines: list[str]) -> int | None:
+    """The 0-based column ``#tags column:`` names, None without one; 1-based ASCII digits."""
+    if "tags column" not in directives:
+        return None
+    text = directives["tags column"]
+    if not (text.isascii() and text.isdecimal() and len(text) <= MAX_COLUMN_DIGITS) or text == "0":
+        at = next(i for i, line in enumerate(lines, 1) if "tags column" in line.lower())
+        raise ImportFailure(
+            f"{path}:{at}: #tags column: expected a column number 1..9999, got {text[:20]!r}"
+        )
+    return int(text) - 1
+
+
 def read_csv(path: Path) -> list[ImportedNote]:
     """The cards of the CSV file at ``path``."""
     text = _read_text(path)
-    lines = text.splitlines()
+    lines = _lines(text)
     directives, skip = _directives(lines)
     body = "\n".join(lines[skip:])
     delimiter = _delimiter(body[:65536], directives.get("separator"))
     html = directives.get("html", "false").lower() == "true"
     columns = {"front": 0, "back": 1, "tags": 2, "deck": -1}
-    if "tags column" in directives and directives["tags column"].isdigit():
-        columns["tags"] = int(directives["tags column"]) - 1
+    tags_column = _column(path, directives, lines[:skip])
+    if tags_column is not None:
+        columns["tags"] = tags_column
     try:
         rows = list(csv.reader(io.StringIO(body), delimiter=delimiter))
     except csv.Error as exc:

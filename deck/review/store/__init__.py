@@ -38,6 +38,7 @@ from typing import Any
 from deck.base.safeio import database_path
 from deck.cards.model import Rating
 from deck.review.scheduler import CardState, Phase, format_time
+from deck.review.store.interviews import InterviewRecord, InterviewsMixin
 from deck.review.store.records import (
     MAX_ANSWER_TEXT,
     MAX_DURATION_MS,
@@ -67,6 +68,7 @@ from deck.review.store.schema import (
     _row_to_record,
     _row_to_review,
 )
+from deck.review.store.sessions import SessionBusy, SessionLock
 
 # The records, errors and limits callers use come from here, with the Store.
 __all__ = [
@@ -77,11 +79,13 @@ __all__ = [
     "SCHEMA_VERSION",
     "CardRecord",
     "CorruptDatabase",
+    "InterviewRecord",
     "MergeResult",
     "NewerDatabase",
     "NoDatabase",
     "NotQuizcollDatabase",
     "Review",
+    "SessionBusy",
     "Snapshot",
     "StaleState",
     "Store",
@@ -93,12 +97,13 @@ __all__ = [
 # -- the store ----------------------------------------------------------------------------
 
 
-class Store:
+class Store(InterviewsMixin):
     """An open review database. Use :meth:`open`; close it (or use it as a context manager)."""
 
     def __init__(self, path: Path, db: sqlite3.Connection) -> None:
         self.path = path
         self._db = db
+        self._session: SessionLock | None = None
 
     @classmethod
     def open(cls, path: Path | str, *, create: bool = True) -> Store:
@@ -153,7 +158,16 @@ class Store:
     # -- plumbing ------------------------------------------------------------------------
 
     def close(self) -> None:
+        if self._session is not None:
+            self._session.release()
+            self._session = None
         self._db.close()
+
+    def hold_session(self) -> None:
+        """Mark this store as an open review session until :meth:`close`: a ``rename`` in
+        another process is refused meanwhile (:mod:`deck.review.store.sessions`)."""
+        if self._session is None and self.path != Path(":memory:"):
+            self._session = SessionLock(self.path, exclusive=False)
 
     def __enter__(self) -> Store:
         return self
@@ -462,7 +476,16 @@ class Store:
     def rename_card(self, old: str, new: str) -> int:
         """Carry the history and state of card ``old`` to the id ``new``, in one transaction;
         returns the reviews moved. Refused when ``new`` already has a record or reviews (two
-        histories are never mixed) or ``old`` has neither."""
+        histories are never mixed) or ``old`` has neither, and while a review session holds
+        the database (:mod:`deck.review.store.sessions`: it would go on rating ``old``)."""
+        lock = None if self.path == Path(":memory:") else SessionLock(self.path, exclusive=True)
+        try:
+            return self._rename(old, new)
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def _rename(self, old: str, new: str) -> int:
         with self._write() as db:
             for card_id in (new, old):
                 has = db.execute(

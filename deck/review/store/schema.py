@@ -27,7 +27,7 @@ from deck.review.store.records import (
 from deck.units import check_number
 
 APPLICATION_ID = 0x51434F4C  # "QCOL", in the SQLite header at offset 68
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 BUSY_TIMEOUT_S = 30.0
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -76,6 +76,22 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     3: ("ALTER TABLE cards ADD COLUMN version INTEGER NOT NULL DEFAULT 0",),
     # version 4: whether the hint was shown (older reviews: it was not, there were no hints)
     4: ("ALTER TABLE reviews ADD COLUMN hinted INTEGER NOT NULL DEFAULT 0",),
+    # version 5: mock-interview scorecards (deck.review.store.interviews); no card state changes
+    5: (
+        """CREATE TABLE interviews (
+            id INTEGER PRIMARY KEY,
+            uid TEXT NOT NULL UNIQUE,
+            interview TEXT NOT NULL,
+            topic TEXT NOT NULL DEFAULT '',
+            started_at TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            score REAL NOT NULL,
+            questions INTEGER NOT NULL,
+            ended TEXT NOT NULL,
+            document TEXT NOT NULL
+        )""",
+        "CREATE INDEX interviews_by_time ON interviews (started_at)",
+    ),
 }
 
 

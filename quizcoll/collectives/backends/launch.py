@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
@@ -19,6 +20,16 @@ from quizcoll.collectives.backends import REAL_BACKENDS, BackendError, Measureme
 
 LOCAL_MAX_PROCESSES = 64  # one process per rank on this machine
 TORCHRUN_VARIABLES = ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
+
+
+def worker_command(module: str) -> list[str]:
+    """The command line of a worker process running ``module``, with a safe ``sys.path``:
+    ``-P`` (Python 3.11+) keeps ``python -m`` from putting the current folder first, so a
+    ``json/`` or ``numpy/`` in the folder where the user runs ``quizcoll sim`` is never
+    imported; the package root comes from an explicit ``PYTHONPATH``, and the worker runs
+    in the group's private temporary folder (``cwd``), so even an empty ``PYTHONPATH``
+    entry names nothing the user's folder holds."""
+    return [sys.executable, "-P", "-m", module]
 
 
 def launched_by_torchrun() -> bool:

@@ -1,6 +1,7 @@
 """A process group of N local worker processes that serves real runs one after another.
 
-Each worker is ``python -m quizcoll.collectives.backends.worker`` with the rank in its
+Each worker is ``python -P -m quizcoll.collectives.backends.worker`` (a safe path, run in the
+group's private folder: :func:`~.launch.worker_command`) with the rank in its
 environment; the group meets through a file store in a private temporary folder (no
 port to pick or collide on), and gloo's (or NCCL's) own sockets bind to the interface the
 caller gives (:func:`~.launch.socket_env`: loopback unless the user names one). :meth:`LocalGroup.run` sends a spec to every worker and
@@ -16,7 +17,6 @@ import os
 import queue
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -24,7 +24,7 @@ from types import TracebackType
 from typing import IO
 
 from quizcoll.collectives.backends import BackendError, Measurement, RunSpec
-from quizcoll.collectives.backends.launch import socket_env
+from quizcoll.collectives.backends.launch import socket_env, worker_command
 
 RUN_TIMEOUT_S = 600.0  # start-up (importing torch) plus one run, per answer
 
@@ -75,7 +75,8 @@ class LocalGroup:
         log = open(Path(self._dir.name) / f"rank{rank}.log", "w+", encoding="utf-8")  # noqa: SIM115 - closed in close()
         self._logs.append(log)
         worker = subprocess.Popen(
-            [sys.executable, "-m", "quizcoll.collectives.backends.worker"],
+            worker_command("quizcoll.collectives.backends.worker"),  # safe path (F11)
+            cwd=self._dir.name,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=log,

@@ -46,6 +46,7 @@ class HomeScreen(QuizScreen):
         Binding("l", "app.lab", "Lab"),
         Binding("m", "app.memory", "Memory"),
         Binding("s", "app.stats", "Stats"),
+        Binding("i", "app.interview", "Interview", show=False),
         Binding("q", "app.quit", "Quit"),
     ]
 

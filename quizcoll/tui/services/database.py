@@ -31,6 +31,7 @@ class Database:
     def _store_here(self) -> Store:
         if self._store is None:
             self._store = Store.open(self.path)
+            self._store.hold_session()  # `quizcoll rename` waits for the app to close (F14)
         return self._store
 
     def _run(self, fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:

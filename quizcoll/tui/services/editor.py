@@ -10,6 +10,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from deck.base.errors import DeckError
 from deck.cards.loader import load_file
 from deck.cards.model import Card
 from deck.cards.registry import Registry
@@ -19,11 +20,22 @@ from deck.proving.verify import DEFAULT_SEEDS, check_claim, check_instances
 PLUS_LINE = frozenset({"vi", "vim", "nvim", "nano", "emacs", "micro", "kak", "hx", "joe", "mg"})
 
 
+class EditorError(DeckError):
+    """``$VISUAL``/``$EDITOR`` cannot be read as a command (one line saying why)."""
+
+
 def editor_command(path: Path, line: int, environ: dict[str, str] | None = None) -> list[str]:
     """``$VISUAL`` or ``$EDITOR`` (else ``vi``) opening ``path`` at ``line`` where the
-    editor has a way to say so."""
+    editor has a way to say so. A variable of blanks counts as unset; one that is not a
+    command line (an unclosed quote) is an :class:`EditorError`."""
     env = os.environ if environ is None else environ
-    words = shlex.split(env.get("VISUAL") or env.get("EDITOR") or "vi")
+    name, text = next(
+        ((k, env[k]) for k in ("VISUAL", "EDITOR") if (env.get(k) or "").strip()), ("", "vi")
+    )
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise EditorError(f"${name}={text[:60]!r} is not a command line: {exc}") from None
     name = Path(words[0]).name
     if name in PLUS_LINE and line > 0:
         return [*words, f"+{line}", str(path)]
