@@ -2,7 +2,8 @@
 
 Without explicit paths the collection is the built-in cards plus the user's own card
 folder (``cards/`` in the user data directory, see :func:`user_cards_dir`), loaded as one
-collection, so ids must be unique across both.
+collection, so ids must be unique across both — except that a card in the user's folder
+with a built-in card's id replaces it (that is how an edited built-in card is kept).
 """
 
 from __future__ import annotations
@@ -11,10 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from deck.cards.loader import load_collection
 from deck.cards.model import Card, Collection
 from deck.cards.registry import Registry
-from quizcoll.executables import build_registry
 from quizcoll.paths import builtin_cards_dir, user_cards_dir
 
 
@@ -34,15 +33,33 @@ def load(
     folder when None. Built-in files are named ``cards/FILE.yaml`` in messages, the user's
     by their full path. ``jobs`` > 1 loads files in forked processes: only for a
     command-line process, never from the running TUI (see :mod:`deck.base.forking`)."""
-    registry = build_registry()
+    from quizcoll.compiled import LazyRegistry, cached_load, card_files
+
+    # Built on first use: a cached collection for `list` or `stats` needs no executable.
+    registry: Registry = LazyRegistry()  # type: ignore[assignment]
     if paths:
+        chosen, root, overrides = list(paths), Path.cwd(), None
+    else:
+        chosen, root, overrides = default_paths(), builtin_cards_dir().parent, user_cards_dir()
+
+    def compile_files() -> Collection:
+        from deck.cards.loader import load_collection
+        from quizcoll.executables import build_registry
+
         return load_collection(
-            list(paths), registry, display_root=Path.cwd(), on_file=on_file, jobs=jobs
-        ), registry
-    root = builtin_cards_dir()
-    return load_collection(
-        default_paths(), registry, display_root=root.parent, on_file=on_file, jobs=jobs
-    ), registry
+            chosen,
+            build_registry(),
+            display_root=root,
+            on_file=on_file,
+            jobs=jobs,
+            overrides=overrides,  # a user's copy of a built-in card replaces it
+        )
+
+    files = card_files(chosen)
+    collection = cached_load(
+        files, compile_files, display_root=root, overrides=overrides, on_file=on_file
+    )
+    return collection, registry
 
 
 def card_file(card: Card) -> Path:

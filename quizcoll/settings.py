@@ -84,13 +84,25 @@ class Change:
 
 
 def parse_fields(fields: Mapping[str, str]) -> list[Change]:
-    """The typed fields as changes, each checked by the config parser itself."""
-    changes = [Change(key, _value(key, text)) for key, text in fields.items() if key in EDITABLE]
-    for change in changes:
+    """The typed fields as changes, each checked by the config parser itself; every field's
+    problem is reported at once (one error, the problems joined by "; ")."""
+    changes: list[Change] = []
+    problems: list[str] = []
+    for key, text in fields.items():
+        if key not in EDITABLE:
+            continue
         try:
+            change = Change(key, _value(key, text))
             parse_config("[review]\n" + _line(change.key, change.value))
+        except SettingsError as exc:
+            problems.append(str(exc))
+            continue
         except ConfigError as exc:
-            raise SettingsError(str(exc).removeprefix("config.toml: [review]: ")) from None
+            problems.append(str(exc).removeprefix("config.toml: [review]: "))
+            continue
+        changes.append(change)
+    if problems:
+        raise SettingsError("; ".join(problems))
     return changes
 
 

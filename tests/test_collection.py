@@ -68,18 +68,18 @@ def test_numeric_and_formula_cards_run_for_20_seeds(loaded: tuple[Collection, Re
 
 
 def test_no_rendered_text_keeps_a_placeholder(loaded: tuple[Collection, Registry]) -> None:
-    collection, _ = loaded
+    collection, registry = loaded
     for card in collection.cards:
         for seed in range(5):
-            inst = draw(card, seed)
+            inst = draw(card, seed, registry)
             texts = [render_front(card, inst), *render_options(card, inst)]
             for text in texts:
                 assert not placeholders(text), (card.id, text)
 
 
 def test_parametric_cards_ask_new_instances(loaded: tuple[Collection, Registry]) -> None:
-    collection, _ = loaded
+    collection, registry = loaded
     for card in collection.cards:
         if card.params and card.type is CardType.NUMERIC:
-            fronts = {render_front(card, draw(card, s)) for s in range(12)}
+            fronts = {render_front(card, draw(card, s, registry)) for s in range(12)}
             assert len(fronts) >= 2, card.id

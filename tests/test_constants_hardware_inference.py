@@ -1,5 +1,6 @@
-"""The hardware and inference constants: read from the tables that hold the figures (GPU
-catalog, link presets, NCCL's tuning constants), named so ``{gpu}_…`` picks a drawn choice."""
+"""The hardware and inference constants: the data files' records of the published figures
+agree with the calculators' own tables (GPU catalog, link presets, NCCL's tuning constants),
+two records typed apart; named so ``{gpu}_…`` picks a drawn choice."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from quizcoll.collectives import hardware as hw
 from quizcoll.constants import all_constants
 from quizcoll.constants import hardware as hc
 from quizcoll.constants import inference as ic
+from quizcoll.executables import build_registry
 from quizcoll.memory.gpus import COMPUTE
 
-BY_NAME = {c.name: c for c in all_constants()}
+BY_NAME = dict(build_registry().constants)  # cited, and the derived link figures
 
 
 def test_names_are_unique_across_every_module() -> None:

@@ -217,7 +217,7 @@ _answers = st.lists(_answer_parts, max_size=10).map("".join)
 @_settings(ANSWER_EXAMPLES)
 @given(st.sampled_from(GRADED), st.integers(0, 5), _answers)
 def test_typed_answers_always_get_a_verdict(card: Any, seed: int, answer: str) -> None:
-    verdict = check_answer(card, draw(card, seed), answer, REGISTRY)
+    verdict = check_answer(card, draw(card, seed, REGISTRY), answer, REGISTRY)
     event("invalid" if verdict.invalid else "correct" if verdict.correct else "wrong")
     assert verdict.invalid or verdict.suggested is not None
     assert isinstance(verdict.feedback, str) and len(verdict.feedback) < 2000

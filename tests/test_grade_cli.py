@@ -80,7 +80,7 @@ def test_grade_correct_exits_0_and_does_not_echo(capsys: pytest.CaptureFixture[s
 def test_grade_agrees_with_the_review_grader(capsys: pytest.CaptureFixture[str]) -> None:
     card = COLLECTION.by_id()["ring-allreduce-time"]
     for seed, factor in ((4, 1.0), (5, 0.5), (6, 1000.0)):
-        instance = draw(card, seed)
+        instance = draw(card, seed, REGISTRY)
         answer = f"{solve(card, instance, REGISTRY).value * factor!r} s"  # type: ignore[operator]
         verdict = check_answer(card, instance, answer, REGISTRY)
         code, out, _ = grade(capsys, card.id, "--seed", str(seed), "--answer", answer, "--json")
@@ -211,7 +211,7 @@ def test_every_card_has_an_example_of_its_own_quantity() -> None:
         example = example_answer(card, dim)
         hint = answer_hint(card, dim)
         assert example in hint
-        instance = draw(card, 0)
+        instance = draw(card, 0, REGISTRY)
         verdict = check_answer(card, instance, example, REGISTRY)
         assert not verdict.invalid, (card.id, example, verdict.message)  # it reads as an answer
         if card.type is CardType.FORMULA:

@@ -221,7 +221,7 @@ def test_mutated_card_files_load_or_say_why(text: str, seed: int) -> None:
     for card in cards:
         assert card.deck.replace("-", "").isalnum()  # a slug: never a path
         try:
-            inst = draw(card, seed)
+            inst = draw(card, seed, REGISTRY)
             render_front(card, inst)
             render_options(card, inst)
         except DeckError:

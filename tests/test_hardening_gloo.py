@@ -40,7 +40,7 @@ def test_a_module_planted_in_the_current_folder_is_not_imported_by_a_worker(
 
 
 def test_the_worker_command_line_is_safe() -> None:
-    from quizcoll.collectives.backends.launch import worker_command
+    from quizcoll.collectives.backends.processes import worker_command
 
     argv = worker_command("quizcoll.collectives.backends.worker")
     assert argv[:3] == [sys.executable, "-P", "-m"]

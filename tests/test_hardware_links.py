@@ -40,13 +40,16 @@ def test_nvlink_by_generation(
     assert r["raw_rate"] == r["line_rate"]
 
 
+# ``line``: the x16 throughput per direction as PCI-SIG's generations are tabulated
+# (Wikipedia, "PCI Express", History and revisions: x16 15.754 / 31.508 / 63.015 / 121 GB/s),
+# a published figure, not the code's GT/s × 16 / 8 × encoding re-typed.
 @pytest.mark.parametrize(
     ("gen", "gt_s", "raw", "line", "nccl"),
     [
-        ("gen3", 8, 16, 8 * 16 / 8 * 128 / 130, 12),
-        ("gen4", 16, 32, 16 * 16 / 8 * 128 / 130, 24),
-        ("gen5", 32, 64, 32 * 16 / 8 * 128 / 130, 48),
-        ("gen6", 64, 128, 64 * 16 / 8 * 242 / 256, 96),
+        ("gen3", 8, 16, 15.754, 12),
+        ("gen4", 16, 32, 31.508, 24),
+        ("gen5", 32, 64, 63.015, 48),
+        ("gen6", 64, 128, 121.0, 96),
     ],
 )
 def test_pcie_raw_line_and_nccl(gen: str, gt_s: int, raw: float, line: float, nccl: float) -> None:

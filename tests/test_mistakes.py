@@ -26,7 +26,7 @@ CARDS = COLLECTION.by_id()
 
 def grade(card_id: str, answer: str | Callable[[Solution], str], seed: int = 1) -> Verdict:
     card = CARDS[card_id]
-    instance = draw(card, seed)
+    instance = draw(card, seed, REGISTRY)
     if callable(answer):
         answer = answer(solve(card, instance, REGISTRY))
     return check_answer(card, instance, answer, REGISTRY)
@@ -81,7 +81,7 @@ def test_the_verdict_names_the_mistake(
     card = CARDS[card_id]
     if answer is None:  # a choice card: its option for this mistake, by its letter
         spec = next(m for m in card.mistakes if m.id == mistake)
-        order = draw(card, 1).option_order
+        order = draw(card, 1, REGISTRY).option_order
         answer = chr(ord("a") + order.index(spec.option))
     verdict = grade(card_id, answer)
     assert verdict.correct is False and not verdict.invalid
@@ -96,7 +96,7 @@ def test_grouped_query_attention_ignored() -> None:
     card = CARDS["kv-bytes-per-token-by-model"]
     named = 0
     for seed in range(12):
-        instance = draw(card, seed)
+        instance = draw(card, seed, REGISTRY)
         sol = solve(card, instance, REGISTRY)
         config = load_model(sol.args["model"])  # type: ignore[index]
         ratio = config.num_heads / config.num_kv_heads
@@ -140,7 +140,7 @@ def test_a_right_answer_names_no_mistake() -> None:
     for card in COLLECTION.cards:
         if card.type not in (CardType.NUMERIC, CardType.FORMULA):
             continue
-        instance = draw(card, 2)
+        instance = draw(card, 2, REGISTRY)
         sol = solve(card, instance, REGISTRY)
         verdict = check_answer(card, instance, sol.typed, REGISTRY)
         assert verdict.correct is True, (card.id, sol.typed, verdict.message)
@@ -174,7 +174,7 @@ def test_the_registry_holds_the_subjects_detectors() -> None:
 
 def test_detect_order_card_then_registered_then_units() -> None:
     card = CARDS["ring-allreduce-busbw"]
-    instance = draw(card, 1)
+    instance = draw(card, 1, REGISTRY)
     sol = solve(card, instance, REGISTRY)
     from deck.answers.mistakes import Attempt
 

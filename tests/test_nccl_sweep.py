@@ -87,8 +87,8 @@ def test_four_ranks_as_two_simulated_nodes(capsys: pytest.CaptureFixture) -> Non
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_gloo_listens_on_loopback_only() -> None:
     from quizcoll.collectives.backends import RunSpec
-    from quizcoll.collectives.backends.launch import loopback_interface
     from quizcoll.collectives.backends.local import LocalGroup
+    from quizcoll.collectives.backends.processes import loopback_interface
 
     spec = RunSpec(
         backend="gloo", collective="all_reduce", algorithm="ring", op="sum",

@@ -162,3 +162,93 @@ def test_the_cli_remembers_and_says_so(tmp_path: Path) -> None:
     cards.write_text(FIXTURE_TEXT.replace(*WRONG, 1), encoding="utf-8")
     third = _check(str(cards), cache_home=home)
     assert third.returncode == 1 and "7.46 GiB" in third.stderr
+
+
+# A card whose proof reads a bundled model config: the exact count Meta publishes for
+# Llama-3-8B (the tests' PUBLISHED table, tests/test_memory_params.py) against the count of
+# the tensors the shipped config.json declares.
+_CONFIG_CARD = """\
+deck: memory
+cards:
+  - id: llama3-8b-count
+    type: basic
+    front: How many parameters has Llama-3-8B?
+    back: "{=n} parameters."
+    verify:
+      - {name: n, run: memory.model_params, args: {model: llama-3-8b}, field: parameters, expect: "8030261248"}
+"""
+
+
+def _copy_tree(dest: Path) -> Path:
+    """A copy of the two packages (no byte code, no collection) that ``check`` can run from."""
+    import shutil
+
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for package in ("deck", "quizcoll"):
+        shutil.copytree(ROOT / package, dest / package, ignore=ignore)
+    return dest
+
+
+def test_a_cached_check_fails_after_a_bundled_config_is_edited(tmp_path: Path) -> None:
+    tree = _copy_tree(tmp_path / "tree")
+    cards = tmp_path / "cards.yaml"
+    cards.write_text(_CONFIG_CARD, encoding="utf-8")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(tree)}
+
+    def check() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "quizcoll", "check", "--json", str(cards)],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+        )
+
+    assert check().returncode == 0
+    remembered = check()
+    assert remembered.returncode == 0 and json.loads(remembered.stdout)["remembered"] == 1
+    config = tree / "quizcoll" / "memory" / "models" / "llama-3-8b.json"
+    text = config.read_text(encoding="utf-8")
+    assert '"num_hidden_layers": 32' in text
+    config.write_text(text.replace('"num_hidden_layers": 32', '"num_hidden_layers": 33'), "utf-8")
+    after = check()
+    assert after.returncode == 1, after.stdout
+    assert json.loads(after.stdout)["remembered"] == 0
+
+
+def test_the_fingerprint_covers_data_files_and_library_versions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from quizcoll import fingerprint
+
+    root = tmp_path / "quizcoll"
+    (root / "memory" / "models").mkdir(parents=True)
+    (root / "cards").mkdir()
+    (root / "data").mkdir()
+    (root / "m.py").write_text("X = 1\n")
+    (root / "memory" / "models" / "m.json").write_text('{"a": 1}')
+    (root / "data" / "t.yaml").write_text("a: 1\n")
+    (root / "data" / "t.csv").write_text("a,1\n")
+    (root / "cards" / "c.yaml").write_text("cards: []\n")
+    base = fingerprint.code_fingerprint([root])
+    for rel, text in [
+        ("memory/models/m.json", '{"a": 2}'),
+        ("data/t.yaml", "a: 2\n"),
+        ("data/t.csv", "a,2\n"),
+        ("m.py", "X = 2\n"),
+    ]:
+        old = (root / rel).read_text()
+        (root / rel).write_text(text)
+        assert fingerprint.code_fingerprint([root]) != base, rel
+        (root / rel).write_text(old)
+    assert fingerprint.code_fingerprint([root]) == base
+    # The collection is keyed card by card, not here: editing a card keeps other proofs.
+    (root / "cards" / "c.yaml").write_text("cards: [] # edited\n")
+    assert fingerprint.code_fingerprint([root]) == base
+    real = fingerprint._version
+    for library in fingerprint.LIBRARIES:
+        monkeypatch.setattr(
+            fingerprint, "_version", lambda n, lib=library: "0.0" if n == lib else real(n)
+        )
+        assert fingerprint.code_fingerprint([root]) != base, library
+        monkeypatch.setattr(fingerprint, "_version", real)

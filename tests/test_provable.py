@@ -373,9 +373,15 @@ def test_ceiling_is_read_as_ceil() -> None:
 @pytest.mark.parametrize(
     ("text", "kinds"),
     [
-        ("{~3.73 GiB=w}", {"number ×2", "number ÷2", "GB ↔ GiB"}),
-        ("2*(N-1)/N*S", {"number ×2", "number ÷2", "N−1 → N", "2(N−1)/N → (N−1)/N"}),
-        ("(N-1)/N*S", {"number ÷2", "number ×2", "N−1 → N", "(N−1)/N → 2(N−1)/N"}),
+        ("{~3.73 GiB=w}", {"number ×2", "number ÷2", "number +5%", "number −8%", "GB ↔ GiB"}),
+        (
+            "2*(N-1)/N*S",
+            {"number ×2", "number ÷2", "number +5%", "number −8%", "N−1 → N", "2(N−1)/N → (N−1)/N"},
+        ),
+        (
+            "(N-1)/N*S",
+            {"number ÷2", "number ×2", "number +5%", "number −8%", "N−1 → N", "(N−1)/N → 2(N−1)/N"},
+        ),
         ("{~8 B!=x} and {=w|GiB:2}", set()),  # distractors and formats stay as they are
         ("a GiB is larger than a GB", set()),  # unit words in prose are not quantities
     ],
@@ -622,15 +628,15 @@ def test_a_formula_checked_against_a_fact_whose_closed_form_uses_constants() -> 
     assert any("figure '6 + 24/d'" in m for m in messages), messages
 
 
+_NUMBER_KINDS = ("number ×2", "number ÷2", "number +5%", "number −8%")
+
+
 def test_mutations_leave_the_names_the_unproven_scan_exempts() -> None:
     text = "ZeRO-3 on Llama-2-7B (Rajbhandari et al. 2020), `N-1`: {~3.73 GiB=w} and N-1 steps"
     edits = {(kind, text[a:b]) for kind, a, b, _ in text_edits(text, prose=True)}
     assert edits == {
-        ("number ×2", "3.73"),
-        ("number ÷2", "3.73"),
+        *((kind, figure) for kind in _NUMBER_KINDS for figure in ("3.73", "1")),
         ("GB ↔ GiB", " GiB"),
-        ("number ×2", "1"),
-        ("number ÷2", "1"),
         ("N−1 → N", "N-1"),
     }
     assert ("number ×2", "3") in {(k, text[a:b]) for k, a, b, _ in text_edits(text)}

@@ -62,6 +62,7 @@ def test_empty_database(store: Store) -> None:
             "suspended": 0,
             "leeches": 0,
             "orphaned": 0,
+            "due_today": 0,
         },
         "e": {
             "total": 1,
@@ -72,6 +73,7 @@ def test_empty_database(store: Store) -> None:
             "suspended": 0,
             "leeches": 0,
             "orphaned": 0,
+            "due_today": 0,
         },
     }
     assert len(doc["forecast"]) == 30 and len(doc["reviews_per_day"]) == 30

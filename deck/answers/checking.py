@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deck import units
+from deck.answers.magnitudes import relative as _relative
 from deck.answers.mistakes import Attempt, Mistake, detect
 from deck.base.errors import DeckError
 from deck.cards.facts import Value, resolve_value
@@ -410,24 +411,6 @@ def _expects(card: Card, sol: Solution) -> str:
     from deck.answers.examples import answer_hint
 
     return answer_hint(card, sol.dim)
-
-
-def _relative(given: float, exact: float) -> str:
-    if exact == 0:
-        return "off"
-    ratio = given / exact
-    if 0 < ratio < 1:
-        return (
-            f"{(1 - ratio) * 100:.3g}% too low" if ratio > 0.5 else f"{_times(1 / ratio)} too low"
-        )
-    if ratio > 1:
-        return f"{(ratio - 1) * 100:.3g}% too high" if ratio < 2 else f"{_times(ratio)} too high"
-    return "of the wrong sign"
-
-
-def _times(ratio: float) -> str:
-    """``2×``, ``4.13×``, ``1,000×`` (never ``1e+03×``)."""
-    return f"{ratio:,.0f}×" if ratio >= 100 else f"{ratio:.3g}×"
 
 
 def _check_formula(card: Card, instance: Instance, sol: Solution, given: str) -> Outcome:

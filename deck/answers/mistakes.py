@@ -278,10 +278,16 @@ class _DecimalBinary:
             if attempt.matches(expected * written.factor / other.factor):
                 prefix = other.symbol[0]
                 return Mistake(self.id, self._twin_message(attempt, twin, prefix), self.kind)
-        for power, prefix in enumerate(_PREFIXES, start=1):
-            for direction in (1, -1):
-                if attempt.matches(expected * 1.024 ** (power * direction)):
-                    return Mistake(self.id, self._message(attempt, prefix, want), self.kind)
+        # Only the prefix the typed unit (or, with none typed, the question's unit) uses can
+        # be read both ways: nobody works a GB answer out through KiB or TiB, so 4.1 GB for
+        # 4 GB is a near miss, not "the KiB figure".
+        prefix = _prefix_of(attempt.unit) or _prefix_of(want)
+        if prefix is None:
+            return None
+        power = _PREFIXES.index(prefix) + 1
+        for direction in (1, -1):
+            if attempt.matches(expected * 1.024 ** (power * direction)):
+                return Mistake(self.id, self._message(attempt, prefix, want), self.kind)
         return None
 
     def _twin_message(self, attempt: Attempt, twin: str, prefix: str) -> str:
@@ -336,12 +342,26 @@ class _DecimalBinary:
         )
 
 
+def _prefix_of(symbol: str | None) -> str | None:
+    """The decimal/binary prefix (K, M, G, T) of a byte or rate unit, or of a bare prefix."""
+    if not symbol:
+        return None
+    if symbol.strip().upper() in tuple(_PREFIXES):
+        return symbol.strip().upper()
+    if not units.is_unit(symbol):
+        return None
+    unit = units.lookup_unit(symbol)
+    if unit.dim not in _BYTE_LIKE or "B" not in unit.symbol:
+        return None
+    return unit.symbol[0] if unit.symbol[:1] in _PREFIXES else None
+
+
 def _twin(symbol: str) -> str | None:
     """The other family's unit of a prefixed byte or rate unit: GB ↔ GiB, MB/s ↔ MiB/s."""
     if not symbol or not units.is_unit(symbol):
         return None
     canonical = units.lookup_unit(symbol).symbol
-    if canonical[:1] not in _PREFIXES:
+    if canonical[:1] not in _PREFIXES or "B" not in canonical:  # Gb (bits) has no twin
         return None
     twin = canonical.replace("iB", "B", 1) if "iB" in canonical else canonical.replace("B", "iB", 1)
     return twin if units.is_unit(twin) else None

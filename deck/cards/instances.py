@@ -175,7 +175,14 @@ def draw(card: Card, seed: int, registry: Registry | None = None) -> Instance:
     card's facts so that its text can show them (a fault raises ``FactError``).
 
     A card with ``constraints`` keeps drawing (deterministically) until an instance
-    satisfies them all; after ``MAX_DRAW_TRIES`` it raises ConstraintError."""
+    satisfies them all; after ``MAX_DRAW_TRIES`` it raises ConstraintError. Such a card
+    needs the ``registry`` (its constraints read facts): without one, a caller would see
+    another instance than every other caller for the same seed, so that is refused.
+
+    This is the one function every surface draws with (``grade``, ``show``, review,
+    practice, the TUI, the interview, export, the proofs)."""
+    if card.constraints and registry is None:
+        raise TypeError(f"card {card.id!r} has constraints: draw it with the registry")
     rng = random.Random(f"{card.id}:{seed}")
     for _ in range(MAX_DRAW_TRIES if card.constraints else 1):
         values: dict[str, Any] = {}
@@ -183,7 +190,7 @@ def draw(card: Card, seed: int, registry: Registry | None = None) -> Instance:
         for spec in card.params:
             values[spec.name], shown[spec.name] = draw_value(spec, rng, values)
         try:
-            if card.constraints and registry is not None:
+            if card.constraints:
                 # Only what the constraints read, until a draw passes them.
                 needed = span_values(card, values, registry, _constraint_names(card))
                 if not realistic(card, needed, registry):

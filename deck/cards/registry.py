@@ -23,6 +23,19 @@ from deck.base.errors import DeckError
 from deck.units import Dim
 
 
+class Derivation(enum.Enum):
+    """How one side of a proof obtains its value. Two sides share no formula when at least
+    one of them is not a closed form: a simulation, an enumeration or a search of the
+    executable, a real library's measurement, or a published figure (a cited constant)."""
+
+    SIMULATED = "simulated"
+    ENUMERATED = "enumerated"
+    SEARCHED = "searched"
+    MEASURED = "measured"
+    PUBLISHED = "published"
+    CLOSED_FORM = "closed form"
+
+
 class ParamKind(enum.Enum):
     """What kind of value an executable parameter takes."""
 
@@ -191,6 +204,12 @@ class Constant:
     Cards refer to constants by name (in spans and in ``expect`` formulas) instead of typing
     the figure: ``fp16_bytes``, ``h100_reported_bytes``. ``value`` is in base units of
     ``dimension`` (bytes, bytes/s, seconds, a count or a ratio); ``unit`` is how it is shown.
+
+    Provenance: a constant is *cited* (``source`` names the paper, datasheet, file at a
+    version or measurement; ``quote`` is the figure as that source prints it, and ``check``
+    verifies that the quote prints ``value``) or *derived* (``derived`` names the code that
+    computes it). A proof's ``expect`` may use cited constants only: a derived one would hold
+    the code to itself. ``where`` is the ``PATH:LINE`` of its record in a data file.
     """
 
     name: str
@@ -199,6 +218,14 @@ class Constant:
     source: str
     unit: str = ""
     summary: str = ""
+    quote: str = ""
+    derived: str = ""
+    where: str = ""
+
+    @property
+    def cited(self) -> bool:
+        """True unless the constant is computed by the application's code."""
+        return not self.derived
 
 
 class ArgumentError(DeckError):
@@ -229,6 +256,7 @@ class Registry:
         self._terms: set[str] = set()
         self._labels: dict[str, str] = {}
         self._detectors: list[Any] = []  # deck.answers.mistakes.Detector (kept import-free here)
+        self._derivations: dict[str, tuple[Derivation, str]] = {}
         for ex in executables:
             self.add(ex)
 
@@ -283,6 +311,18 @@ class Registry:
     def detectors(self) -> tuple[Any, ...]:
         """The registered mistake detectors, in registration order."""
         return tuple(self._detectors)
+
+    def declare_derivation(self, name: str, how: Derivation, why: str) -> None:
+        """How executable ``name`` computes its results (a closed form unless declared)."""
+        if name not in self._by_name:
+            raise ValueError(f"derivation of {name!r}: no such executable")
+        if not why.strip():
+            raise ValueError(f"derivation of {name!r}: say why")
+        self._derivations[name] = (how, why)
+
+    def derivation(self, name: str) -> tuple[Derivation, str]:
+        """How executable ``name`` computes: ``(how, why)``; undeclared is a closed form."""
+        return self._derivations.get(name, (Derivation.CLOSED_FORM, "not declared"))
 
     def add(self, executable: Executable) -> Executable:
         if executable.name in self._by_name:

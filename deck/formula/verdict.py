@@ -76,7 +76,19 @@ def float_point(point: Mapping[str, Fraction]) -> dict[str, float]:
 
 
 def describe_point(point: Mapping[str, float]) -> str:
-    return ", ".join(f"{k} = {v:g}" for k, v in point.items())
+    return ", ".join(f"{k} = {readable(v)}" for k, v in point.items())
+
+
+def readable(value: float) -> str:
+    """A sample value as people write it: ``16,777,216`` (a power of two as ``2^24``
+    beside it), ``0.375``; never ``1.67772e+07``."""
+    if math.isfinite(value) and value == int(value) and abs(value) < 1e15:
+        whole = int(value)
+        text = f"{whole:,}"
+        if whole >= 1024 and whole & (whole - 1) == 0:
+            text += f" (2^{whole.bit_length() - 1})"
+        return text
+    return f"{value:.6g}"
 
 
 def as_float(value: Fraction) -> float:
@@ -109,7 +121,7 @@ def different(
     ):
         reason = f"it is {_ratio_text(factor)} the expected value everywhere"
     else:
-        reason = f"at {where} it is {vb:.6g} where the expected value is {va:.6g}"
+        reason = f"at {where} it is {readable(vb)} where the expected value is {readable(va)}"
     return Equivalence(False, method, reason, float_point(point), va, vb, factor, given)
 
 

@@ -4,7 +4,8 @@ Every figure a learner reads is one *displayed item*: a placeholder, a rendered 
 span, or an unproven number, formula or scaling claim that the prose scan finds. An item is
 proven when it traces back to a parameter (a given of the question), a fact (a named claim:
 a run held to a closed form), a declared constant, or the card's computed answer held to
-its closed form. ``quizcoll check --coverage`` prints this per card and for the collection.
+its closed form. A ``{=result.FIELD}`` span is proven only when a claim of the card runs the
+answer's executable for that field (the answer's own field is held by the answer). ``quizcoll check --coverage`` prints this per card and for the collection.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from deck.cards.prose import unproven
 from deck.cards.registry import Registry
 from deck.cards.spancheck import expr_names
 from deck.cards.spans import SpanKind, find_spans
+from deck.proving.explanations import proven_result_fields
 from deck.proving.failures import text_location
 
 
@@ -108,8 +110,12 @@ def _proof_table(card: Card, registry: Registry | None) -> dict[str, str]:
         comp = a.computation
         if card.type is CardType.NUMERIC and comp is not None and a.expect is not None:
             table["answer"] = f"answer: {comp.run}.{comp.field} = {a.expect}"
+            # A result field shown as {=result.F} is proven only by a claim that runs the
+            # same executable for F and holds it to its own expect.
+            held = proven_result_fields(card)
             for f in _fields(registry, comp.run):
-                table[f"result.{f}"] = f"run {comp.run}.{f}"
+                if f in held or f == comp.field:
+                    table[f"result.{f}"] = f"run {comp.run}.{f}, held to a claim's expect"
         elif card.type is CardType.FORMULA and comp is not None:
             table["answer"] = f"answer: formula = {comp.run}.{comp.field}"
         elif card.type is CardType.CHOICE:

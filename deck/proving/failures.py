@@ -29,6 +29,7 @@ class Failure:
     expected: str = ""
     actual: str = ""
     warning: bool = False
+    subject: str = "card"  # what card_id names: a card, or a declared "constant"
 
     def format(self) -> str:
         loc = str(self.location) if self.location else "?"
@@ -36,11 +37,11 @@ class Failure:
             f": expected {self.expected}, got {self.actual}" if self.expected or self.actual else ""
         )
         head = "warning: " if self.warning else ""
-        return f"{loc}: {head}card {self.card_id!r}: {self.what}: {self.message}{tail}"
+        return f"{loc}: {head}{self.subject} {self.card_id!r}: {self.what}: {self.message}{tail}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "card": self.card_id,
+            "card" if self.subject == "card" else self.subject: self.card_id,
             "location": str(self.location) if self.location else None,
             "what": self.what,
             "message": self.message,

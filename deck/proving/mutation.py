@@ -1,18 +1,27 @@
 """Mutation testing of a deck: does ``check`` catch a card that states something wrong?
 
 A reviewer who edits one number at a time is simulated: each :class:`Mutation` is one
-small edit of a card file's text — a number doubled or halved, ``N−1`` made ``N``, the
-all-reduce factor ``2(N−1)/N`` swapped with ``(N−1)/N``, GB swapped with GiB, another
-option marked correct, an argument of a computation changed (``ring`` → ``tree``,
-``fp32`` → ``fp16``) — and the mutated card is loaded and checked on its own. A mutation
-is *caught* when the card no longer loads or ``check`` fails it.
+small edit of a card file's text — a number doubled, halved, nudged by +5% or −8%, ``N−1``
+made ``N``, the all-reduce factor ``2(N−1)/N`` swapped with ``(N−1)/N``, GB swapped with
+GiB, another option marked correct (in a list of correct options too: one dropped, one
+added, one swapped), an argument of a computation changed (``ring`` → ``tree``, ``fp32`` →
+``fp16``), a tolerance widened ×10, a claim's sweep narrowed — and the mutated card is
+loaded and checked on its own. A mutation is *caught* when the card no longer loads or
+``check`` fails it.
+
+The headline score counts the edits of what a learner reads (question, back, hint,
+options, which options are correct, a claim's sentence, a formula card's answer):
+:attr:`MutationReport.visible_percent`. Edits of the proofs' own ``expect``/``args`` are
+counted apart: catching them shows the proof's two sides still disagree, not that what the
+card teaches is right. A mutation is set aside as *equivalent* only when nothing a learner
+sees, nothing ``check`` computes and no ``expect`` or tolerance changed.
 
 Edits are made to the source text, found through the YAML node marks, so a mutation is
 exactly what a person could type. Not mutated, because the result is still a true card:
-parameter draws and sweeps (the givens), tolerances, the figure of a distractor
-(``{~8 B!=x}`` stays wrong), and the format of a rendered span (``{=x|GB}`` → ``GiB``).
-Nor, in the text a learner reads, what the unproven-number scan exempts as no claim: the
-digits of names (``ZeRO-3``, ``Llama-2-7B``), code, citations, references, list numbers.
+parameter draws (the givens), the figure of a distractor (``{~8 B!=x}`` stays wrong), and
+the format of a rendered span (``{=x|GB}`` → ``GiB``). Nor, in the text a learner reads,
+what the unproven-number scan exempts as no claim: the digits of names (``ZeRO-3``,
+``Llama-2-7B``), code, citations, references, list numbers.
 """
 
 from __future__ import annotations
@@ -55,6 +64,7 @@ class Mutation:
     end: int
     before: str
     after: str
+    visible: bool = False  # an edit of what a learner reads (question, answer text, options)
 
     def apply(self, text: str) -> str:
         return text[: self.start] + self.after + text[self.end :]
@@ -72,6 +82,8 @@ class MutationReport:
     survivors: tuple[Mutation, ...] = ()
     by_kind: dict[str, tuple[int, int]] = field(default_factory=dict)  # kind → (caught, total)
     equivalent: tuple[Mutation, ...] = ()
+    visible_total: int = 0  # the headline: edits of what a learner reads
+    visible_caught: int = 0
 
     @property
     def score(self) -> float:
@@ -81,8 +93,21 @@ class MutationReport:
     def percent(self) -> str:
         """The score as a percentage to two decimals, rounded down: 12,740 of 12,746 reads
         99.95%, never 100.0% while a mutation survives."""
-        hundredths = self.caught * 10_000 // self.total if self.total else 10_000
-        return f"{hundredths // 100}.{hundredths % 100:02d}%"
+        return _percent(self.caught, self.total)
+
+    @property
+    def visible_score(self) -> float:
+        return self.visible_caught / self.visible_total if self.visible_total else 1.0
+
+    @property
+    def visible_percent(self) -> str:
+        """The headline score: of the edits to what a learner reads, the share caught."""
+        return _percent(self.visible_caught, self.visible_total)
+
+
+def _percent(caught: int, total: int) -> str:
+    hundredths = caught * 10_000 // total if total else 10_000
+    return f"{hundredths // 100}.{hundredths % 100:02d}%"
 
 
 # ----------------------------------------------------------------------------- finding edits
@@ -108,6 +133,11 @@ def _free(pos: int, protected: Sequence[tuple[int, int]]) -> bool:
     return not any(a <= pos < b for a, b in protected)
 
 
+# ×2 and ÷2 are coarse (any tolerance catches them); a 5–10% nudge is what a typo or a
+# GB/GiB slip looks like, and it tests the tolerances.
+_NUMBER_EDITS = (("number ×2", 2.0), ("number ÷2", 0.5), ("number +5%", 1.05), ("number −8%", 0.92))
+
+
 def _format_number(value: float, like: str) -> str:
     if value.is_integer() and "." not in like:
         return f"{int(value):,}" if "," in like else str(int(value))
@@ -130,8 +160,10 @@ def text_edits(
         value = float(m.group(1).replace(",", ""))
         if value == 0:
             continue
-        for kind, new in (("number ×2", value * 2), ("number ÷2", value / 2)):
-            yield kind, m.start(1), m.end(1), _format_number(new, m.group(1))
+        for kind, factor in _NUMBER_EDITS:
+            after = _format_number(value * factor, m.group(1))
+            if after != m.group(1):  # a nudge that rounds back to the same text is no edit
+                yield kind, m.start(1), m.end(1), after
     for m in _MINUS_ONE.finditer(text):
         if _free(m.start(), protected) and m.end() - 1 not in exempt:
             yield "N−1 → N", m.start(), m.end(), m.group(1)
@@ -175,34 +207,85 @@ def card_mutations(
         line = source.count("\n", 0, start) + 1
         return Mutation(path, card_id, kind, line, start, end, source[start:end], after)
 
+    def shown(kind: str, start: int, end: int, after: str) -> Mutation:
+        return replace(emit(kind, start, end, after), visible=True)
+
     terms = registry.terms if registry is not None else frozenset()
     for key in TEXT_KEYS:
         if key in keys:
             for edit in _scalar_edits(keys[key], source, True, terms):
-                yield emit(*edit)
+                yield shown(*edit)
     options = keys.get("options")
     if isinstance(options, yaml.SequenceNode):
         for item in options.value:
             for edit in _scalar_edits(item, source, True, terms):
-                yield emit(*edit)
-        correct = keys.get("correct")
-        n = len(options.value)
-        if isinstance(correct, yaml.ScalarNode) and correct.value.isdigit() and n > 1:
-            new = str((int(correct.value) + 1) % n)
-            yield emit("another option marked correct", *_span(correct), new)
+                yield shown(*edit)
+        yield from _correct_mutations(keys.get("correct"), len(options.value), shown)
     answer = keys.get("answer")
     if isinstance(answer, yaml.ScalarNode):  # a formula card's answer: its formula
         for edit in _scalar_edits(answer, source):
-            yield emit(*edit)
+            yield shown(*edit)
     yield from _computation_mutations(_mapping(answer), source, emit, registry)
     verify = keys.get("verify")
     if isinstance(verify, yaml.SequenceNode):
         for claim in verify.value:
             yield from _computation_mutations(_mapping(claim), source, emit, registry)
+            yield from _sweep_mutations(_mapping(claim).get("where"), source, emit)
             for key in ("claim",):
                 if key in _mapping(claim):
                     for edit in _scalar_edits(_mapping(claim)[key], source, True, terms):
-                        yield emit(*edit)
+                        yield shown(*edit)
+
+
+def _correct_mutations(
+    correct: yaml.Node | None, n: int, emit: Callable[[str, int, int, str], Mutation]
+) -> Iterator[Mutation]:
+    """Another option marked correct: the next index, or for a list one index dropped, one
+    added and one swapped for the next."""
+    if n < 2 or correct is None:
+        return
+    if isinstance(correct, yaml.ScalarNode) and correct.value.isdigit():
+        yield emit(
+            "another option marked correct", *_span(correct), str((int(correct.value) + 1) % n)
+        )
+        return
+    if not isinstance(correct, yaml.SequenceNode):
+        return
+    items = [c.value for c in correct.value if isinstance(c, yaml.ScalarNode)]
+    if not items or not all(v.isdigit() for v in items) or len(items) != len(correct.value):
+        return
+    chosen = [int(v) for v in items]
+    start, end = _span(correct)
+    variants: list[tuple[str, list[int]]] = []
+    if len(chosen) > 1:
+        variants.append(("a correct option dropped", chosen[1:]))
+    missing = [i for i in range(n) if i not in chosen]
+    if missing:
+        variants.append(("another option marked correct", sorted([*chosen, missing[0]])))
+        variants.append(("a correct option swapped", sorted([*chosen[:-1], missing[-1]])))
+    for kind, new in variants:
+        yield emit(kind, start, end, "[" + ", ".join(map(str, new)) + "]")
+
+
+def _sweep_mutations(
+    where: yaml.Node | None, source: str, emit: Callable[[str, int, int, str], Mutation]
+) -> Iterator[Mutation]:
+    """A narrower sweep: a list of values loses its last, a range its top."""
+    for name, node in _mapping(where or yaml.MappingNode("", [])).items():
+        if isinstance(node, yaml.SequenceNode) and len(node.value) > 1:
+            last = node.value[-1]
+            cut = node.value[-2].end_mark.index
+            yield emit(f"sweep {name} narrowed", cut, last.end_mark.index, "")
+        elif isinstance(node, yaml.MappingNode):
+            top = _mapping(node).get("max")
+            low = _mapping(node).get("min")
+            if isinstance(top, yaml.ScalarNode) and isinstance(low, yaml.ScalarNode):
+                try:
+                    hi, lo = int(top.value), int(low.value)
+                except ValueError:
+                    continue
+                if hi - lo >= 2:
+                    yield emit(f"sweep {name} narrowed", *_span(top), str(lo + (hi - lo) // 2))
 
 
 def _span(node: yaml.Node) -> tuple[int, int]:
@@ -219,6 +302,12 @@ def _computation_mutations(
         if key in keys:
             for edit in _scalar_edits(keys[key], source):
                 yield emit(*edit)
+    tolerance = keys.get("tolerance")
+    if isinstance(tolerance, yaml.ScalarNode):
+        m = re.fullmatch(r"\s*([\d.]+(?:[eE][-+]?\d+)?)\s*(%?)\s*", tolerance.value)
+        if m is not None and float(m.group(1)) > 0:
+            wider = _format_number(float(m.group(1)) * 10, m.group(1))
+            yield emit("tolerance widened ×10", *_span(tolerance), f"{wider}{m.group(2)}")
     args = _mapping(keys.get("args", yaml.MappingNode("", [])))
     run = keys.get("run")
     ex = None
@@ -318,6 +407,11 @@ def fingerprint(card: Card, registry: Registry | None, seeds: int) -> tuple[obje
             continue
         out += [render_text(t, inst) for _, t in card.texts()]
         out += [sol.text, sol.back, sorted((k, repr(v.value)) for k, v in inst.facts.items())]
+    # The proofs' own closed forms: an edit of an expect that check misses is a survivor
+    # (a wrong formula that still passes), never set aside as equivalent.
+    out += [(claim.expect, claim.tolerance) for claim in card.verify]
+    if card.answer is not None:
+        out.append((card.answer.expect, card.answer.expect_tolerance))
     for claim in card.verify:
         if not claim.where or claim.computation is None or registry is None:
             continue
@@ -379,6 +473,7 @@ def run_mutations(
     survivors: list[Mutation] = []
     equivalent: list[Mutation] = []
     by_kind: dict[str, list[int]] = {}
+    visible = [0, 0]  # caught, total of the edits a learner reads
     for i, (mutation, path) in enumerate(all_mutations):
         if on_mutation is not None:
             on_mutation(i, len(all_mutations))
@@ -391,8 +486,10 @@ def run_mutations(
             continue
         counts = by_kind.setdefault(mutation.kind.split(":")[0], [0, 0])
         counts[1] += 1
+        visible[1] += mutation.visible
         if outcome is Outcome.CAUGHT:
             counts[0] += 1
+            visible[0] += mutation.visible
         else:
             survivors.append(mutation)
     total = len(all_mutations) - len(equivalent)
@@ -402,4 +499,6 @@ def run_mutations(
         tuple(survivors),
         {k: (v[0], v[1]) for k, v in sorted(by_kind.items())},
         tuple(equivalent),
+        visible_total=visible[1],
+        visible_caught=visible[0],
     )

@@ -30,6 +30,7 @@ from deck.proving.proofcache import ProofCache, Proven
 from deck.proving.proofs import prove_instance, unproven_failures
 from deck.proving.proofs.answers import prove_formula_answer
 from deck.proving.proofs.facts import agrees, expected_value, show
+from deck.proving.provenance import check_constants
 
 DEFAULT_SEEDS = 5
 __all__ = ["DEFAULT_SEEDS", "CheckReport", "Failure", "check_claim", "run_checks"]
@@ -96,12 +97,14 @@ def run_checks(
         outcomes[i] = outcome
         if cache is not None and not outcome.failures:
             cache.put(keys[i], Proven(outcome.claims, outcome.points, outcome.instances))
+    # The cited constants' quotes, checked every run (cheap, and not part of any card's key).
+    provenance = check_constants(registry.constants.values()) if registry is not None else ()
     return CheckReport(
         len(cards),
         sum(o.claims for o in outcomes),
         sum(o.points for o in outcomes),
         sum(o.instances for o in outcomes),
-        tuple(f for o in outcomes for f in o.failures),
+        (*provenance, *(f for o in outcomes for f in o.failures)),
         remembered=len(cards) - len(todo),
     )
 

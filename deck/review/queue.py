@@ -18,6 +18,12 @@ The daily queue, per deck:
   left, so a card rated Good → 10m is not asked again at the start of the next session,
   and they are not "due" in the counts.
 
+During a session the queue is not a fixed list: :func:`next_entry` picks each next card
+as Anki's scheduler does — a learning or relearning card whose step has come due is shown
+at once, ahead of new and review cards (so "Again · 1m" means about a minute, not "after
+the rest of the queue"); otherwise the queue's next card; and when only learning cards
+remain, the earliest one within the learn-ahead limit.
+
 Suspended, buried and (naturally) orphaned cards are left out. The practice queue
 reviews ahead or by tag, ignores due dates and limits, and its reviews never change
 the schedule (the session records them with ``practice=True``).
@@ -198,3 +204,75 @@ def practice_queue(
     seen.sort(key=lambda e: (e.retrievability, e.card.id))
     queue = seen + new
     return queue if limit is None else queue[: max(0, limit)]
+
+
+def learning_entries(
+    cards: Sequence[Card],
+    store: Store,
+    config: Config,
+    now: datetime,
+    *,
+    deck: str | None = None,
+    ahead: bool = False,
+) -> list[QueueEntry]:
+    """The learning and relearning cards due by ``now`` (with ``ahead``: within each deck's
+    learn-ahead limit too), earliest due first."""
+    now = utc(now)
+    records = store.cards()
+    out: list[QueueEntry] = []
+    for card in cards:
+        if deck is not None and card.deck != deck:
+            continue
+        record = records.get(card.id)
+        if record is None or not is_available(record, now):
+            continue
+        state = record.state
+        if state.phase not in (Phase.LEARNING, Phase.RELEARNING) or state.due is None:
+            continue
+        settings = config.for_deck(card.deck)
+        limit = now + settings.learn_ahead if ahead else now
+        if state.due <= limit:
+            r = Scheduler(settings).retrievability(state, now)
+            out.append(QueueEntry(card, EntryKind.LEARNING, state, r, ahead=state.due > now))
+    out.sort(key=lambda e: (e.state.due, e.card.id))
+    return out
+
+
+def next_entry(
+    queue: list[QueueEntry],
+    cards: Sequence[Card],
+    store: Store,
+    config: Config,
+    now: datetime,
+    *,
+    deck: str | None = None,
+    exclude: frozenset[str] = frozenset(),
+) -> QueueEntry | None:
+    """Take the card to show at ``now`` out of ``queue`` (which this changes), as Anki does.
+
+    1. a learning or relearning card whose step is due, earliest first, wherever it is;
+    2. else the queue's next new or review card (an ``ahead`` entry is skipped: its state
+       may be stale, step 3 reads it afresh);
+    3. else the earliest learning card within the learn-ahead limit, leaving out the ids
+       in ``exclude`` (the card just rated, so it is not asked twice in a row).
+
+    Returns None when there is nothing to show.
+    """
+    due = learning_entries(cards, store, config, now, deck=deck)
+    if due:
+        return _take(queue, due[0])
+    while queue:
+        entry = queue.pop(0)
+        if not entry.ahead and entry.kind is not EntryKind.LEARNING:
+            return entry
+    ahead = [
+        e
+        for e in learning_entries(cards, store, config, now, deck=deck, ahead=True)
+        if e.card.id not in exclude
+    ]
+    return _take(queue, ahead[0]) if ahead else None
+
+
+def _take(queue: list[QueueEntry], entry: QueueEntry) -> QueueEntry:
+    queue[:] = [e for e in queue if e.card.id != entry.card.id]
+    return entry

@@ -22,7 +22,8 @@ The config file (``config.toml`` in ``platformdirs.user_config_dir("quizcoll")``
     maximum_interval = 36500      # days
     new_per_day = 20
     reviews_per_day = 200
-    leech_threshold = 8           # lapses; 0 turns leech detection off
+    leech_threshold = 8           # lapses; 0 turns leech detection off (alerts again every half)
+    easy_days = ["sun"]           # weekdays that get as few reviews as possible (default none)
     rollover_hour = 4             # local hour at which a new review day starts
     fuzz = true
 
@@ -239,6 +240,9 @@ class Settings:
     rollover_hour: int = 4
     learn_ahead: timedelta = timedelta(minutes=20)
     parameters: tuple[float, ...] | None = None
+    # Weekdays ("mon" … "sun") given as few reviews as possible by the load balancer,
+    # which spreads due days within fsrs's fuzz range whenever fuzz is on (deck.review.anki).
+    easy_days: tuple[str, ...] = ()
 
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$")
@@ -303,6 +307,13 @@ def _apply(base: Settings, table: Mapping[str, Any], where: str) -> Settings:
                 if not isinstance(value, bool):
                     raise ValueError(f"expected true or false, got {value!r}")
                 changes[key] = value
+            elif key == "easy_days":
+                days = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+                if not isinstance(value, list) or not all(v in days for v in value):
+                    raise ValueError(f"expected a list of weekdays from {', '.join(days)}")
+                if len(set(value)) == len(days):
+                    raise ValueError("at least one weekday must take reviews")
+                changes[key] = tuple(dict.fromkeys(value))
             elif key == "parameters":
                 if not isinstance(value, list):
                     raise ValueError("expected a list of numbers")

@@ -34,7 +34,9 @@ HISTORY_DAYS = 30
 
 @dataclass(frozen=True)
 class DeckCounts:
-    """Card counts of one deck. ``new`` counts collection cards never reviewed."""
+    """Card counts of one deck. ``new`` counts collection cards never reviewed; ``due`` the
+    cards a review would show now (the home screen's count: daily limit applied, learning
+    steps not yet due left out); ``due_today`` every card due by the end of the day."""
 
     total: int = 0
     new: int = 0
@@ -44,6 +46,7 @@ class DeckCounts:
     suspended: int = 0
     leeches: int = 0
     orphaned: int = 0
+    due_today: int = 0
 
     def to_dict(self) -> dict[str, int]:
         return dict(self.__dict__)
@@ -57,7 +60,7 @@ class Stats:
     practice_reviews: int
     reviews_today: int
     cards_seen: int
-    due_today: int
+    due_today: int  # every card due by the end of the review day (learning steps included)
     new_today: int
     retention: float | None
     mature_reviews: int
@@ -67,6 +70,7 @@ class Stats:
     forecast: tuple[int, ...]
     leeches: tuple[str, ...]
     decks: tuple[tuple[str, DeckCounts], ...] = field(default=())
+    due_now: int = 0  # what a review shows now: the home screen's "due" (see DeckCounts)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +79,7 @@ class Stats:
             "reviews_today": self.reviews_today,
             "cards_seen": self.cards_seen,
             "due_today": self.due_today,
+            "due_now": self.due_now,
             "new_today": self.new_today,
             "retention": self.retention,
             "mature_reviews": self.mature_reviews,
@@ -263,7 +268,7 @@ def compute_stats(
             and state.due is not None
             and state.due < end
         ):
-            counts["due"] += 1
+            counts["due_today"] += 1
     if known is not None:
         for card in known.values():
             if card.id not in records:
@@ -271,10 +276,16 @@ def compute_stats(
                 counts["total"] += 1
                 counts["new"] += 1
 
-    due_today = sum(c["due"] for c in deck_counts.values())
+    due_today = sum(c["due_today"] for c in deck_counts.values())
+    due_now = 0
     if known is not None:
+        # The very queue the home screen counts, so both say the same "due".
         queue = build_queue(list(known.values()), store, config, now, tz=tz)
         new_today = sum(1 for e in queue if e.kind.value == "new")
+        for entry in queue:
+            if entry.due_now:
+                deck_counts.setdefault(entry.card.deck, Counter())["due"] += 1
+                due_now += 1
     else:
         new_today = 0
     decks = tuple(
@@ -287,6 +298,7 @@ def compute_stats(
         reviews_today=sum(1 for r in reviews if start <= r.reviewed_at < end),
         cards_seen=sum(1 for rec in records.values() if rec.state.reps > 0),
         due_today=due_today,
+        due_now=due_now,
         new_today=new_today,
         retention=retention,
         mature_reviews=len(mature),

@@ -57,6 +57,8 @@ def _table() -> dict[str, Unit]:
         add(Dim.RATE, 1000.0**i, f"{p}B/s", f"{p}Bps")
         add(Dim.RATE, 1024.0**i, f"{p}iB/s")
         add(Dim.RATE, 1000.0**i / 8, f"{p}b/s", f"{p}bit/s", f"{p}bps")
+        # Sizes in bits: a "24 Gb" DRAM die is 3 GB. A lower-case b is a bit everywhere.
+        add(Dim.BYTES, 1000.0**i / 8, f"{p}b", f"{p}bit", f"{p}bits")
     add(Dim.RATE, 1, "B/s", "bytes/s")
     add(Dim.RATE, 1 / 8, "b/s", "bit/s", "bps")
     add(Dim.SECONDS, 1, "s", "sec", "secs", "second", "seconds")
@@ -71,7 +73,17 @@ def _table() -> dict[str, Unit]:
 
 
 UNITS: dict[str, Unit] = _table()
-_LOWER = {k.lower(): v for k, v in UNITS.items()}
+
+
+def _fold(symbol: str) -> str:
+    """A symbol with its case folded except for b and B (bits and bytes): ``gB`` and ``GB``
+    are one unit, ``Gb`` and ``GB`` are not. Spelled-out words (``Bytes``) fold entirely."""
+    if "byte" in symbol.lower() or "sec" in symbol.lower():
+        return symbol.lower()
+    return "".join(c if c in "bB" else c.lower() for c in symbol)
+
+
+_FOLDED = {_fold(k): v for k, v in UNITS.items()}
 
 # A card's own unit words: not physical units, they only label a count or a ratio.
 LABELS: frozenset[str] = frozenset(
@@ -150,16 +162,18 @@ COUNT_SUFFIXES: dict[str, float] = {
 
 
 def lookup_unit(symbol: str) -> Unit:
-    """Find a unit by symbol; exact case first (Gb/s is bits, GB/s bytes), then any case."""
+    """Find a unit by symbol; exact case first, then any case but that of b and B: ``Gb``,
+    ``Gbit`` and ``Gb/s`` are bits, ``GB`` and ``GB/s`` bytes."""
     s = symbol.strip()
     if s in UNITS:
         return UNITS[s]
     if s in LABELS:  # "S" is the message size, not seconds
         raise UnitError(f"{s!r} is a label, not a unit")
-    low = s.lower()
-    # Case-insensitive only where it cannot confuse bits and bytes.
-    if "b/s" not in low and "bps" not in low and "bit" not in low and low in _LOWER:
-        return _LOWER[low]
+    folded = _fold(s)
+    if folded in _FOLDED:
+        return _FOLDED[folded]
+    if "ib" in s.lower() and s.lower().replace("ib", "iB", 1) in _FOLDED:
+        return _FOLDED[s.lower().replace("ib", "iB", 1)]  # "gib": no binary bit unit exists
     raise UnitError(f"unknown unit {s!r}")
 
 

@@ -136,6 +136,21 @@ def parse_quantity(text: str, dim: Dim | None = None, *, label: str | None = Non
     return q
 
 
+_LABEL_SPELLINGS = (
+    (re.compile(r"\s*(?:/|\bper\s+)(?:s|sec|secs|second)\b"), "/s"),
+    (re.compile(r"^(?:tok|toks|token)\b"), "tokens"),
+)
+
+
+def _label_form(text: str) -> str:
+    """A label as its common spellings share it: ``tok/s``, ``tokens/sec`` and ``tokens per
+    second`` are all ``tokens/s``."""
+    form = text.strip().lower()
+    for pattern, replacement in _LABEL_SPELLINGS:
+        form = pattern.sub(replacement, form)
+    return form
+
+
 def _quantity(text: str, dim: Dim | None, label: str | None) -> Quantity:
     value, rest = _split_number(text)
     rest = rest.strip()
@@ -145,7 +160,9 @@ def _quantity(text: str, dim: Dim | None, label: str | None) -> Quantity:
             rest = head
     if label:
         stripped = re.sub(r"^[x×*·]\s*", "", rest)
-        if stripped == label or stripped.lower() == label.lower():
+        if stripped == label or _label_form(stripped) == _label_form(label):
+            return Quantity(value, dim, label, (value,))
+        if stripped == "/s" and label.endswith("/s"):  # "327/s" for tokens/s
             return Quantity(value, dim, label, (value,))
         if dim in (None, Dim.COUNT, Dim.RATIO) and rest.lower().rstrip("s") == label.lower().rstrip(
             "s"

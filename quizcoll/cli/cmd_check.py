@@ -250,13 +250,19 @@ def _list_constants(as_json: bool) -> int:
                 "dimension": c.dimension.value,
                 "shown": format_value(c.value, c.dimension, fmt),
                 "source": c.source,
+                "provenance": "cited" if c.cited else "derived",
+                "quote": c.quote or None,
+                "derived_by": c.derived or None,
+                "where": c.where or None,
             }
         )
     if as_json:
         print_json(rows)
         return 0
     for row in rows:
-        print(f"{row['name']} = {row['shown']}  ({row['source']})")
+        how = f"derived by {row['derived_by']}" if row["derived_by"] else row["source"]
+        quoted = f'; quoted "{row["quote"]}"' if row["quote"] else ""
+        print(f"{row['name']} = {row['shown']}  ({how}{quoted})")
     return 0
 
 
@@ -286,12 +292,20 @@ def _jobs(requested: int | None) -> int:
 def _coverage(collection: Collection, registry: Registry | None, as_json: bool) -> int:
     """Print per-card and collection coverage; 1 when anything shown is unproven."""
     from deck.proving.coverage import collection_coverage
+    from deck.proving.explanations import explanation_numbers
+    from deck.proving.independence import collection_independence
     from quizcoll.cli.common import print_json
 
     rows = collection_coverage(collection, registry)
+    held = collection_independence(collection.cards, registry)
+    explained = [explanation_numbers(card, registry) for card in collection.cards]
+    shown = sum(len(e) for e in explained)
+    traced = sum(1 for e in explained for n in e if n.proven)
     proven = sum(r.proven for r in rows)
     total = sum(r.total for r in rows)
     share = proven / total if total else 1.0
+    computed = [h for h in held if h.computed]
+    independent = sum(1 for h in computed if h.independent)
     if as_json:
         print_json(
             {
@@ -300,6 +314,11 @@ def _coverage(collection: Collection, registry: Registry | None, as_json: bool) 
                         "card": r.card_id,
                         "proven": r.proven,
                         "total": r.total,
+                        "computed": h.computed,
+                        "independent": h.independent if h.computed else None,
+                        "derivations": [p.to_dict() for p in h.pairs],
+                        "explanation_numbers": len(e),
+                        "explanation_untraced": sorted({n.text for n in e if not n.proven}),
                         "items": [
                             {
                                 "field": i.field,
@@ -310,22 +329,36 @@ def _coverage(collection: Collection, registry: Registry | None, as_json: bool) 
                             for i in r.items
                         ],
                     }
-                    for r in rows
+                    for r, h, e in zip(rows, held, explained, strict=True)
                 ],
                 "proven": proven,
                 "total": total,
                 "share": share,
+                "computed_cards": len(computed),
+                "independent_cards": independent,
+                "explanation_numbers": shown,
+                "explanation_traced": traced,
             }
         )
     else:
-        for r in rows:
-            print(f"{r.card_id}: {r.proven}/{r.total} proven")
+        for r, h in zip(rows, held, strict=True):
+            held_by = ""
+            if h.computed:
+                held_by = (
+                    "; answer held independently"
+                    if h.independent
+                    else "; answer: closed forms only"
+                )
+            print(f"{r.card_id}: {r.proven}/{r.total} proven{held_by}")
             for i in r.items:
                 if not i.proven:
                     print(f"    {i.location}: {i.field}: unproven {i.text!r}")
         print(
             f"coverage: {proven:,} of {total:,} displayed numbers proven "
-            f"({share * 100:.1f}%) in {len(rows)} card(s)"
+            f"({share * 100:.1f}%) in {len(rows)} card(s); {independent} of {len(computed)} "
+            "computed answers held to a derivation sharing no formula with their executable; "
+            f"{traced:,} of {shown:,} numbers in the executables' explanations traced to a "
+            "proven value"
         )
     return 1 if proven < total else 0
 
@@ -348,6 +381,9 @@ def _mutate(args: argparse.Namespace) -> int:
                 "total": report.total,
                 "caught": report.caught,
                 "score": report.score,
+                "visible_total": report.visible_total,
+                "visible_caught": report.visible_caught,
+                "visible_score": report.visible_score,
                 "by_kind": {k: {"caught": c, "total": t} for k, (c, t) in report.by_kind.items()},
                 "survivors": [m.describe() for m in report.survivors],
             }
@@ -358,7 +394,9 @@ def _mutate(args: argparse.Namespace) -> int:
         for m in report.survivors:
             print(f"survived: {m.describe()}")
         print(
-            f"mutation score: {report.caught:,} of {report.total:,} mutations caught "
+            f"mutation score: {report.visible_caught:,} of {report.visible_total:,} edits of "
+            f"what a learner reads caught ({report.visible_percent}); all edits, proofs' own "
+            f"expect/args/tolerances/sweeps included: {report.caught:,} of {report.total:,} "
             f"({report.percent})"
         )
     return 1 if report.survivors else 0

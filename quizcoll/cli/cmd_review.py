@@ -253,6 +253,9 @@ def plain_session(
     from deck.base.errors import DeckError
     from deck.cards.instances import draw, render_front, render_options
     from deck.cards.model import CardType, Rating
+    from deck.review.anki import leech_alert
+    from deck.review.anki import preview as balanced_preview
+    from deck.review.queue import next_entry
     from deck.review.scheduler import Scheduler, format_interval
     from deck.review.store import StaleState
 
@@ -268,8 +271,15 @@ def plain_session(
         say(
             f"{mode}: {len(queue)} card(s){f' in deck {deck}' if deck else ''}. End of input stops."
         )
-        while queue and (limit is None or saved < limit):
-            entry = queue.pop(0)
+
+        def pick() -> Any:
+            if practice:
+                return queue.pop(0) if queue else None
+            # A learning step that has come due is asked at once (as Anki does).
+            just = frozenset({last[0].card_id}) if last is not None else frozenset()
+            return next_entry(queue, cards, store, config, clock(), deck=deck, exclude=just)
+
+        while (limit is None or saved < limit) and (entry := pick()) is not None:
             card = entry.card
             if not practice:
                 # The card may have changed since the queue was built (another session).
@@ -302,7 +312,8 @@ def plain_session(
             if verdict.solution.strip():
                 say(verdict.solution.strip())
             now = clock()
-            outcomes = scheduler.preview(state, now, card.id)
+            others = [r.state for r in store.cards().values() if r.card_id != card.id]
+            outcomes = balanced_preview(scheduler, state, now, card.id, others)
             if practice:
                 say("practice: the schedule does not change")
             else:
@@ -366,18 +377,14 @@ def plain_session(
                         f"{card.id} was reviewed in another session meanwhile: rescheduled from there"
                     )
                     version = stale.version
-                    outcomes = scheduler.preview(stale.state, now, card.id)
+                    outcomes = balanced_preview(scheduler, stale.state, now, card.id, others)
             saved += 1
             last = (review, entry)
             say(f"saved: {card.id} {int(rating)}")
-            if review.after.leech and not review.before.leech:
+            lapsed = review.after.state.lapses > review.before.state.lapses
+            if lapsed and leech_alert(review.after.state.lapses, settings.leech_threshold):
                 say(
                     f"leech: {card.id} lapsed {review.after.state.lapses} times; tagged and suspended"
-                )
-            if not practice and not queue:
-                # Learning steps bring cards back within the learn-ahead window.
-                queue = _next_entries(
-                    cards, store, config, clock(), deck=deck, practice=False, tag=None
                 )
         else:
             say()

@@ -38,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
         f"reviews: {stats.reviews} stored ({stats.practice_reviews} practice), "
         f"{stats.reviews_today} today; cards seen: {stats.cards_seen}"
     )
-    print(f"today: {stats.due_today} due, {stats.new_today} new")
+    print(f"today: {stats.due_now} due now, {stats.new_today} new "
+        f"({stats.due_today} due by the end of the day, learning steps included)")
     print(
         f"true retention (mature cards): {_percent(stats.retention)} "
         f"over {stats.mature_reviews} review(s); "

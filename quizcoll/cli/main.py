@@ -60,7 +60,9 @@ def build_parser() -> ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     for name, help_ in SUBCOMMANDS.items():
         module = importlib.import_module(_module_name(name))
-        p = sub.add_parser(name, help=help_, description=(module.__doc__ or help_).strip())
+        # A module docstring is the command's --help text: reST ``code`` reads as `code`.
+        text = (module.__doc__ or help_).strip().replace("``", "`")
+        p = sub.add_parser(name, help=help_, description=text)
         module.add_arguments(p)
     return parser
 

@@ -1,5 +1,5 @@
 """Constants every deck uses: unit prefixes, bytes per number format, training and serving
-figures, and each catalog GPU's reported memory (taken from the catalog, not typed again)."""
+figures (each catalog GPU's reported memory is ``quizcoll/data/gpus.yaml``)."""
 
 from __future__ import annotations
 
@@ -62,20 +62,3 @@ CONSTANTS: tuple[Constant, ...] = (
 
 # Words that start with a digit but name things: not quantities for the prose check.
 TERMS: tuple[str, ...] = ("1F1B", "1D", "2D", "3D", "4D", "5D")
-
-
-def gpu_constants() -> tuple[Constant, ...]:
-    """Each catalog GPU's reported memory, ``<key>_reported`` (from the GPU catalog)."""
-    from quizcoll.memory.gpus import GPUS, MIB
-
-    return tuple(
-        Constant(
-            f"{gpu.key.replace('-', '_')}_reported",
-            float(gpu.reported_mib * MIB),
-            Dim.BYTES,
-            f"{gpu.name}: {gpu.reported_mib:,} MiB as nvidia-smi/rocm-smi reports it "
-            "(quizcoll.memory.gpus)",
-            "MiB",
-        )
-        for gpu in GPUS
-    )

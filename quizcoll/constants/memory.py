@@ -1,11 +1,10 @@
-"""Memory constants: published figures of quantization formats, optimizers and runtimes, the
-serving assumptions of the calculators, and each catalog model's ``config.json`` figures.
+"""Memory constants no data table holds: published figures of quantization formats,
+optimizers, activations and the CUDA runtime, each with its source.
 
-Per model ``<key>_layers``, ``<key>_heads`` … (``llama-3.1-8b`` → ``llama_3_1_8b_layers``),
-taken from the shipped configs as ``transformers`` reads them, so a card's closed form can
-pick the figures of the model it drew: ``expect: "2 * {model}_layers * {model}_kv_heads *
-{model}_head_dim * fp16_bytes"``. The calculators count parameters and bytes tensor by
-tensor; these figures only feed the literature's formulas that check them.
+Each catalog model's ``config.json`` figures are :mod:`quizcoll.constants.models` (read from
+the config files, not through the parser the cards check); the quantization formats' block
+layouts and the serving assumptions are ``quizcoll/data/quant-formats.yaml`` and
+``memory.yaml``.
 """
 
 from __future__ import annotations
@@ -17,14 +16,6 @@ MIB, GIB = 2**20, 2**30
 
 
 def _published() -> tuple[Constant, ...]:
-    from quizcoll.memory.formats import DEFAULT_GROUP_SIZE
-    from quizcoll.memory.inference import (
-        DEFAULT_OVERHEAD_BYTES,
-        GPUS_PER_NODE,
-        RULE_OF_THUMB_HEADROOM,
-    )
-
-    low, high = RULE_OF_THUMB_HEADROOM
     return (
         # Real 4-bit formats: the scales cost bits too.
         Constant(
@@ -48,12 +39,6 @@ def _published() -> tuple[Constant, ...]:
             "llama.cpp llama-bench: 'llama 8B Q4_K - Medium | 4.58 GiB | 8.03 B' "
             "(Meta-Llama-3-8B, Q4_K_M: Q4_K with some tensors in Q6_K)",
             "GiB",
-        ),
-        Constant(
-            "gptq_group_size",
-            DEFAULT_GROUP_SIZE,
-            Dim.COUNT,
-            "AutoGPTQ and AutoAWQ default group size (quizcoll.memory.formats)",
         ),
         # Optimizer state per parameter other than Adam's K = 12.
         Constant(
@@ -103,126 +88,7 @@ def _published() -> tuple[Constant, ...]:
             "loaded kernels",
             "MiB",
         ),
-        Constant(
-            "runtime_overhead_assumed",
-            DEFAULT_OVERHEAD_BYTES,
-            Dim.BYTES,
-            "quizcoll's calculators: CUDA context, library workspaces and allocator slack per "
-            "GPU (quizcoll.memory.inference.DEFAULT_OVERHEAD_BYTES)",
-            "GiB",
-        ),
-        Constant(
-            "rule_of_thumb_headroom_low",
-            low,
-            Dim.RATIO,
-            "a common interview rule of thumb: weights plus 20–30% headroom",
-        ),
-        Constant(
-            "rule_of_thumb_headroom_high",
-            high,
-            Dim.RATIO,
-            "a common interview rule of thumb: weights plus 20–30% headroom",
-        ),
-        Constant(
-            "gpus_per_node",
-            GPUS_PER_NODE,
-            Dim.COUNT,
-            "NVIDIA HGX/DGX A100 and H100: 8 GPUs per node on NVLink/NVSwitch, the usual "
-            "limit of tensor parallelism",
-        ),
     )
 
 
-# (suffix, what it is, the ModelConfig attribute or a function of it)
-_MODEL_FIGURES: tuple[tuple[str, str, str], ...] = (
-    ("vocab", "vocabulary (vocab_size)", "vocab_size"),
-    ("hidden", "hidden size (hidden_size / n_embd)", "hidden_size"),
-    ("layers", "layers (num_hidden_layers / n_layer)", "num_layers"),
-    ("heads", "attention heads (num_attention_heads / n_head)", "num_heads"),
-    ("kv_heads", "key/value heads (num_key_value_heads; = heads when absent)", "num_kv_heads"),
-    ("head_dim", "head dimension (head_dim; hidden / heads when absent)", "head_dim"),
-    ("intermediate", "MLP width (intermediate_size / n_inner)", "intermediate_size"),
-    ("trained_context", "max_position_embeddings / n_positions", "max_position_embeddings"),
-    ("tied", "1 when the output head is tied to the embeddings", "tie_embeddings"),
-    ("qkv_bias", "1 when q, k, v projections have biases (Qwen2, GPT-2)", "qkv_bias"),
-    ("experts", "MoE experts per layer (0: dense)", "num_experts"),
-    ("experts_per_token", "MoE experts a token uses (0: dense)", "experts_per_token"),
-)
-
-
-def _models() -> tuple[Constant, ...]:
-    from quizcoll.memory.catalog import load_model, model_names, raw_config
-
-    out: list[Constant] = []
-    for key in model_names():
-        cfg = load_model(key)
-        repo = str(raw_config(key).get("_name_or_path") or key)
-        name = key.replace("-", "_").replace(".", "_")
-        where = f"{repo} config.json (quizcoll/memory/models/{key}.json)"
-        for suffix, what, attr in _MODEL_FIGURES:
-            value = float(getattr(cfg, attr) or 0)
-            out.append(Constant(f"{name}_{suffix}", value, Dim.COUNT, f"{where}: {what}"))
-        windows = {w for w in cfg.sliding_windows if w}
-        window = max(windows) if windows else (cfg.max_position_embeddings or 0)
-        out.append(
-            Constant(
-                f"{name}_attention_window",
-                float(window),
-                Dim.COUNT,
-                f"{where}: tokens a layer's KV cache holds at most — sliding_window, or the "
-                "trained context without one",
-            )
-        )
-    return tuple(out)
-
-
-def _formats() -> tuple[Constant, ...]:
-    """Per quantization format: its block (or group) layout and what it leaves unquantized."""
-    from quizcoll.memory.formats import DEFAULT_GROUP_SIZE, GGUF_BLOCKS, GGUF_FORMATS
-
-    g = DEFAULT_GROUP_SIZE
-    # (format, weights per block, bytes per block, kept bytes, quantizes embeddings, g_idx)
-    layouts = [
-        ("gptq", g, g * 4 / 8 + 2 + 0.5, 2, 0, 4),
-        ("awq", g, g * 4 / 8 + 2 + 0.5, 2, 0, 0),
-    ]
-    layouts += [
-        (f, GGUF_BLOCKS[f].block_size, GGUF_BLOCKS[f].block_bytes, 4, 1, 0) for f in GGUF_FORMATS
-    ]
-    gptq_source = (
-        "AutoGPTQ/AutoAWQ int4 layout: per group of 128 weights, 4-bit values + an fp16 scale "
-        "+ a packed 4-bit zero; only the linear layers of the blocks are quantized, the rest "
-        "stays fp16; GPTQ also stores g_idx, one int32 per input row"
-    )
-    out: list[Constant] = []
-    for fmt, size, nbytes, kept, embeddings, g_idx in layouts:
-        source = (
-            gptq_source
-            if fmt in ("gptq", "awq")
-            else f"llama.cpp ggml-common.h block_{fmt}: {nbytes} B per {size} weights; every "
-            "2-D tensor is quantized, 1-D tensors (norms, biases) stay F32"
-        )
-        out += [
-            Constant(f"{fmt}_block_size", size, Dim.COUNT, source),
-            Constant(f"{fmt}_block_bytes", nbytes, Dim.BYTES, source, "B"),
-            Constant(f"{fmt}_kept_bytes", kept, Dim.BYTES, source, "B"),
-            Constant(f"{fmt}_quantizes_embeddings", embeddings, Dim.COUNT, source),
-            Constant(f"{fmt}_g_idx_bytes", g_idx, Dim.BYTES, source, "B"),
-        ]
-    return tuple(out)
-
-
-CONSTANTS: tuple[Constant, ...] = (*_published(), *_models(), *_formats())
-
-
-def _gpu_terms() -> tuple[str, ...]:
-    """The words of the catalog GPUs' names that start with a digit ("4090" of "RTX 4090",
-    the marketing "80GB" of "A100 80GB"): parts of a product's name, not quantities (the
-    memory a GPU reports is ``<gpu>_reported``)."""
-    from quizcoll.memory.gpus import GPUS
-
-    words = (w for gpu in GPUS for w in gpu.name.split())
-    return tuple(sorted({w for w in words if w[:1].isdigit()}))
-
-
-TERMS: tuple[str, ...] = _gpu_terms()
+CONSTANTS: tuple[Constant, ...] = _published()

@@ -1,19 +1,14 @@
 """Constants of the training cards: definitions and published figures, each with its source.
 
-Figures the calculators hold are taken from them, never typed again: PyTorch's
-caching-allocator sizes (``quizcoll.systems.allocator``), Chinchilla's tokens per parameter
-(``quizcoll.systems.flops``) and each catalog model's parameter count as
-``quizcoll.memory.params`` counts it (``llama_3_8b_params``). The GPU peaks and model shapes
-the cards also use are the hardware and memory decks' constants. The rest are published
-figures no executable holds:
-training runs as their papers and model cards report them (PaLM, Chinchilla, Llama 2 and 3),
+Training runs as their papers and model cards report them (PaLM, Chinchilla, Llama 2 and 3),
 the defaults of PyTorch's GradScaler and Transformer Engine's DelayedScaling, and a measured
-CUDA context.
+CUDA context. The caching allocator's sizes and Chinchilla's tokens per parameter are
+``quizcoll/data/training.yaml``; each catalog model's published parameter count is
+``quizcoll/data/parameter-counts.yaml`` (``llama_3_8b_params``), held against the count
+the calculators make tensor by tensor, never taken from it.
 """
 
 from __future__ import annotations
-
-import re
 
 from deck.cards.registry import Constant
 from deck.units import Dim
@@ -31,76 +26,6 @@ _LAZY = (
     "pytorch/pytorch PR #86509 (PyTorch 1.13): total − free memory after allocating one "
     "20×16×50×100 fp32 tensor, with CUDA_MODULE_LOADING=LAZY and with eager loading"
 )
-
-
-def _parameter_counts() -> tuple[Constant, ...]:
-    """``<model>_params`` and ``<model>_active_params``: each catalog model's parameters as
-    ``quizcoll.memory.params`` counts them from its ``config.json`` (the shape figures, layers
-    and heads, are the memory deck's ``<model>_layers`` …)."""
-    from quizcoll.memory.catalog import load_model, model_names, raw_config
-    from quizcoll.memory.params import count_parameters
-
-    out: list[Constant] = []
-    for key in model_names():
-        n = count_parameters(load_model(key))
-        repo = raw_config(key).get("_name_or_path") or key
-        where = (
-            f"counted tensor by tensor from {repo} config.json "
-            f"(quizcoll/memory/models/{key}.json, quizcoll.memory.params)"
-        )
-        name = re.sub(r"\W", "_", key)
-        out.append(Constant(f"{name}_params", float(n.total), Dim.COUNT, where))
-        out.append(
-            Constant(
-                f"{name}_active_params",
-                float(n.active),
-                Dim.COUNT,
-                f"{where}: the parameters one token uses",
-            )
-        )
-    return tuple(out)
-
-
-def _allocator_constants() -> tuple[Constant, ...]:
-    """The caching allocator's sizes, from ``quizcoll.systems.allocator``."""
-    from quizcoll.systems import allocator as al
-
-    source = "c10/cuda/CUDACachingAllocator.cpp (quizcoll.systems.allocator)"
-    sizes = (
-        ("alloc_min_block", al.MIN_BLOCK, "kMinBlockSize: every request rounds to a multiple"),
-        ("alloc_small_size", al.SMALL_SIZE, "kSmallSize: the largest small-pool block"),
-        ("alloc_small_buffer", al.SMALL_BUFFER, "kSmallBuffer: small-pool segment"),
-        ("alloc_large_buffer", al.LARGE_BUFFER, "kLargeBuffer: segment for 1-10 MiB blocks"),
-        ("alloc_min_large_alloc", al.MIN_LARGE_ALLOC, "kMinLargeAlloc: own segment from here"),
-        ("alloc_round_large", al.ROUND_LARGE, "kRoundLarge: large segments round to this"),
-    )
-    return tuple(
-        Constant(
-            name, float(value), Dim.BYTES, f"{what}; {source}", "MiB" if value >= 2**20 else "B"
-        )
-        for name, value, what in sizes
-    )
-
-
-def _calculator_constants() -> tuple[Constant, ...]:
-    from quizcoll.systems import flops
-
-    return (
-        Constant(
-            "chinchilla_tokens_per_param",
-            float(flops.CHINCHILLA_TOKENS_PER_PARAMETER),
-            Dim.COUNT,
-            f"{_CHINCHILLA}: compute-optimal training uses about 20 tokens per parameter "
-            "(quizcoll.systems.flops)",
-        ),
-        Constant(
-            "seconds_per_day",
-            float(flops.SECONDS_PER_DAY),
-            Dim.SECONDS,
-            "a day is 86,400 s (quizcoll.systems.flops)",
-            "h",
-        ),
-    )
 
 
 CONSTANTS: tuple[Constant, ...] = (
@@ -159,7 +84,4 @@ CONSTANTS: tuple[Constant, ...] = (
         'NVIDIA A100 and H100 datasheets: the "with sparsity" tensor-core figures are twice '
         "the dense ones (2:4 structured sparsity)",
     ),
-    *_calculator_constants(),
-    *_allocator_constants(),
 )
-CONSTANTS += _parameter_counts()

@@ -95,11 +95,15 @@ def training_flops(
 
 
 def _explain_flops(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
-    text = (
-        f"6N = 6 × {sci(args['params'])} = {sci(6 * args['params'])} FLOPs per token"
-        f" + attention 12·L·H·Q·T = {sci(r['attention_flops_per_token'])}"
-        f" → × {sci(args['tokens'])} tokens = **{sci(r['model_flops'])} model FLOPs**"
-    )
+    # The attention term needs the model's shape (layers L, heads H, head size Q, context
+    # T); without it the estimate is 6N alone, and "attention … = 0" would read as a claim.
+    attention = r["attention_flops_per_token"]
+    text = f"6N = 6 × {sci(args['params'])} = {sci(6 * args['params'])} FLOPs per token"
+    if attention:
+        text += f" + attention 12·L·H·Q·T = {sci(attention)}"
+    text += f" → × {sci(args['tokens'])} tokens = **{sci(r['model_flops'])} model FLOPs**"
+    if not attention:
+        text += " (attention not counted: no layer shape given)"
     if args["recompute"] != "none":
         text += f"; with {args['recompute']} recomputation the GPUs do {sci(r['hardware_flops'])}"
     return text + "."

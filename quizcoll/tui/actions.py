@@ -50,7 +50,7 @@ SCREEN_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
         ("h", "show the card's hint before answering (the review is logged as hinted)"),
         ("u / ctrl+z", "undo the last step: a rating, a suspension or a burial"),
         ("!", "suspend this card (asks first)"),
-        ("-", "bury this card until tomorrow (outside the answer box)"),
+        ("- / ctrl+b", "bury this card until tomorrow (ctrl+b works in the answer box too)"),
         ("ctrl+o", "edit this card's YAML in $EDITOR; it is checked and asked again"),
         ("pgdn pgup", "scroll a long answer (also ↓ ↑ j k home end)"),
         ("escape", "end the session (every rating is already saved)"),

@@ -134,14 +134,22 @@ class QuizApp(App[int]):
         settings file, off the interface thread; returns the settings now in force."""
         from dataclasses import replace as with_values
 
+        from deck.review.anki import changed_decks, reschedule_cards
         from quizcoll.settings import parse_config_changes, save_settings
 
         path = self.settings_path
+        before = self.config
         if path is None:
             default = with_values(self.config.default, **parse_config_changes(changes))
             self.config = with_values(self.config, default=default)
-            return self.config
-        self.config = await asyncio.to_thread(save_settings, path, changes, theme=theme)
+        else:
+            self.config = await asyncio.to_thread(save_settings, path, changes, theme=theme)
+        # A new desired retention (or parameters): existing cards follow, as in Anki.
+        decks = changed_decks(before, self.config, self.deck_names())
+        if decks:
+            moved = await self.db.call(reschedule_cards, self.config, decks)
+            if moved:
+                self.notify(f"{moved} card(s) rescheduled for the new settings", timeout=5)
         return self.config
 
     @property
@@ -240,27 +248,48 @@ class QuizApp(App[int]):
         card checked again, its problems reported, and the new card used everywhere from
         now on. What the file now holds, or None where there is no new card (said why)."""
         from quizcoll.collection import card_file
-        from quizcoll.tui.services.editor import reload_card
+        from quizcoll.paths import builtin_cards_dir, user_cards_dir
+        from quizcoll.tui.services.editor import reload_card, user_copy
 
         path = card_file(card)
         if not path.is_file():
             self.report(f"{path}: the card's file is not there to edit", title="Edit")
             return None
-        status = await self.edit_file(path, card.location.line)
-        if status != 0:
-            self.report(f"the editor exited with status {status}", title="Edit")
-        reloaded = await asyncio.to_thread(
-            reload_card, path, card.location.path, card.id, self.registry
-        )
-        for line in reloaded.problems[:MAX_PROBLEM_NOTES]:
-            self.report(line, title="Card problem")
-        if reloaded.card is None:
+        line, display = card.location.line, card.location.path
+        if path.resolve().is_relative_to(builtin_cards_dir().resolve()):
+            # The built-in files live inside the installed package: edit a copy that is kept.
+            try:
+                path, line = await asyncio.to_thread(user_copy, card, path, user_cards_dir())
+                display = str(path)
+            except (OSError, ValueError) as exc:
+                self.report(f"cannot copy {card.id} to your card folder: {exc}", title="Edit")
+                return None
             self.report(
-                f"{card.id} is no longer in {card.location.path}; this session keeps the old "
-                f"text. Its history stays under {card.id}: `quizcoll rename {card.id} NEW_ID` "
-                "carries it to a new id.",
+                f"{card.id} is a built-in card: you edit your copy in {path} (it replaces "
+                "the built-in one and keeps its schedule)",
                 title="Edit",
             )
+        status = await self.edit_file(path, line)
+        if status != 0:
+            self.report(f"the editor exited with status {status}", title="Edit")
+        reloaded = await asyncio.to_thread(reload_card, path, display, card.id, self.registry)
+        for problem in reloaded.problems[:MAX_PROBLEM_NOTES]:
+            self.report(problem, title="Card problem")
+        if reloaded.card is None:
+            still_there = await asyncio.to_thread(_defines, path, card.id)
+            if still_there:  # the id is in the file: the card only fails validation
+                self.report(
+                    f"the edited card {card.id} has problems (above); this session keeps the "
+                    "old text until the file is fixed.",
+                    title="Edit",
+                )
+            else:
+                self.report(
+                    f"{card.id} is no longer in {display}; this session keeps the old "
+                    f"text. Its history stays under {card.id}: `quizcoll rename {card.id} "
+                    "NEW_ID` carries it to a new id.",
+                    title="Edit",
+                )
             return None
         self.replace_card(reloaded.card)
         return reloaded
@@ -373,3 +402,13 @@ def run_app(
         app.start_review = (deck, practice)
     app.run()
     return app.return_code or 0
+
+
+def _defines(path: Path, card_id: str) -> bool:
+    """Whether the card file at ``path`` still has a card with ``card_id``."""
+    from quizcoll.tui.services.editor import card_line
+
+    try:
+        return card_line(path.read_text(encoding="utf-8", errors="replace"), card_id) > 0
+    except OSError:
+        return False

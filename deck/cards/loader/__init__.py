@@ -71,10 +71,14 @@ def load_collection(
     display_root: Path | None = None,
     on_file: Any = None,
     jobs: int = 1,
+    overrides: Path | None = None,
 ) -> Collection:
     """Load every card file under ``paths``; never raises for bad content.
 
     ``display_root`` shortens paths in messages; ``on_file(i, n, path)`` reports progress.
+    A card in a file under ``overrides`` (the user's card folder) whose id an earlier file
+    outside it defined (a built-in card the user edited) takes that card's place instead
+    of being a duplicate; the review schedule, keyed on the id, follows it.
     With ``jobs`` > 1 the files are parsed and validated in that many forked processes
     (see :mod:`deck.base.forking`); the collection is the same, in the same order.
     """
@@ -95,10 +99,16 @@ def load_collection(
     cards: list[Card] = []
     problems: list[Problem] = []
     seen: dict[str, Location] = {}
-    for file_cards, file_problems in loaded:
+    position: dict[str, int] = {}
+    overriding = overrides.resolve() if overrides is not None else None
+    for file, (file_cards, file_problems) in zip(files, loaded, strict=True):
         problems.extend(file_problems)
+        mine = overriding is not None and file.resolve().is_relative_to(overriding)
         for card in file_cards:
             first = seen.get(card.id)
+            if first is not None and mine and card.id in position:
+                cards[position.pop(card.id)] = card  # a user's copy of a built-in card
+                continue
             if first is not None:
                 loc = card.location
                 problems.append(
@@ -113,6 +123,8 @@ def load_collection(
                 )
                 continue
             seen[card.id] = card.location
+            if not mine:
+                position[card.id] = len(cards)
             cards.append(card)
     return Collection(tuple(cards), tuple(problems), tuple(str(f) for f in files))
 

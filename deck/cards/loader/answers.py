@@ -273,7 +273,9 @@ class _AnswersMixin(_ParamsMixin):
             except units.UnitError:
                 known = {p.name for p in params} | self.constant_names | set(facts)
                 if (
-                    self.formula_vars(text, a.where("expect"), "answer.expect", known, params)
+                    self.formula_vars(
+                        text, a.where("expect"), "answer.expect", known, params, proof=True
+                    )
                     is None
                 ):
                     return None

@@ -183,6 +183,7 @@ class _ClaimsMixin(_AnswersMixin):
                             f"{field}.expect",
                             known if where else known | facts,  # may build on earlier facts
                             scope,
+                            proof=True,
                         )
                         is None
                     ):

@@ -247,9 +247,14 @@ class _ParamsMixin(_Base):
         field: str,
         known: set[str],
         specs: Sequence[ParamSpec] = (),
+        *,
+        proof: bool = False,
     ) -> Any:
         """Parse a formula over ``known`` names; ``{param}`` placeholders of text parameters
-        among ``specs`` (``{link}_latency``) are tried with each of their choices."""
+        among ``specs`` (``{link}_latency``) are tried with each of their choices.
+
+        A ``proof`` formula (a claim's or an answer's ``expect``) may name cited constants
+        only: one the application's code derives would hold that code to itself."""
         from deck.formula import FormulaError, parse
 
         expr = None
@@ -266,7 +271,25 @@ class _ParamsMixin(_Base):
                 hint = suggest(missing[0], sorted(known | self.constant_names))
                 self.report(pos, field, f"unknown name(s) {', '.join(missing)}{hint}{listing}")
                 return None
+            if proof and self.registry is not None and self._derived_in(expr.variables, pos, field):
+                return None
         return expr
+
+    def _derived_in(self, names: set[str], pos: Pos, field: str) -> bool:
+        """Report the constants among ``names`` that code derives; True if there were any."""
+        assert self.registry is not None
+        derived = sorted(
+            n for n in names if (c := self.registry.constant(n)) is not None and not c.cited
+        )
+        for name in derived:
+            code = self.registry.constant(name).derived  # type: ignore[union-attr]
+            self.report(
+                pos,
+                field,
+                f"{name!r} is derived by {code}, not cited: a proof's expect may use only "
+                "cited constants (a published figure with its source) and parameters",
+            )
+        return bool(derived)
 
 
 def placeholder_variants(text: str, specs: Sequence[ParamSpec]) -> list[str]:

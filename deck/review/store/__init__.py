@@ -29,7 +29,7 @@ import contextlib
 import json
 import sqlite3
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -37,8 +37,10 @@ from typing import Any
 
 from deck.base.safeio import database_path
 from deck.cards.model import Rating
+from deck.review.anki import leech_alert
 from deck.review.scheduler import CardState, Phase, format_time
 from deck.review.store.interviews import InterviewRecord, InterviewsMixin
+from deck.review.store.maintenance import Maintenance
 from deck.review.store.records import (
     MAX_ANSWER_TEXT,
     MAX_DURATION_MS,
@@ -97,7 +99,7 @@ __all__ = [
 # -- the store ----------------------------------------------------------------------------
 
 
-class Store(InterviewsMixin):
+class Store(Maintenance, InterviewsMixin):
     """An open review database. Use :meth:`open`; close it (or use it as a context manager)."""
 
     def __init__(self, path: Path, db: sqlite3.Connection) -> None:
@@ -374,7 +376,8 @@ class Store(InterviewsMixin):
 
         The state before is read inside the transaction (so undo restores what was
         really there). ``practice`` logs the review and leaves the schedule alone.
-        After ``leech_threshold`` lapses (0: never) the card is tagged leech and suspended.
+        At ``leech_threshold`` lapses (0: never), and every half threshold after that, the
+        card is tagged leech and suspended (as Anki alerts again).
 
         ``expected_version`` is the version :meth:`state_version` returned with the state
         ``after`` was computed from: if another session has written the card since, nothing
@@ -395,10 +398,9 @@ class Store(InterviewsMixin):
                 new = current
             else:
                 new = replace(current, state=after)
-                became_leech = (
-                    leech_threshold > 0
-                    and after.lapses >= leech_threshold
-                    and after.lapses > current.state.lapses
+                # At the threshold and every half threshold after it (deck.review.anki).
+                became_leech = after.lapses > current.state.lapses and leech_alert(
+                    after.lapses, leech_threshold
                 )
                 if became_leech:
                     new = replace(new, leech=True, suspended=True)
@@ -472,90 +474,3 @@ class Store(InterviewsMixin):
 
     def set_leech(self, card_id: str, leech: bool, *, deck: str = "") -> CardRecord:
         return self._update_flags(card_id, deck, leech=leech)
-
-    def rename_card(self, old: str, new: str) -> int:
-        """Carry the history and state of card ``old`` to the id ``new``, in one transaction;
-        returns the reviews moved. Refused when ``new`` already has a record or reviews (two
-        histories are never mixed) or ``old`` has neither, and while a review session holds
-        the database (:mod:`deck.review.store.sessions`: it would go on rating ``old``)."""
-        lock = None if self.path == Path(":memory:") else SessionLock(self.path, exclusive=True)
-        try:
-            return self._rename(old, new)
-        finally:
-            if lock is not None:
-                lock.release()
-
-    def _rename(self, old: str, new: str) -> int:
-        with self._write() as db:
-            for card_id in (new, old):
-                has = db.execute(
-                    "SELECT (SELECT count(*) FROM cards WHERE card_id = ?) + "
-                    "(SELECT count(*) FROM reviews WHERE card_id = ?)",
-                    (card_id, card_id),
-                ).fetchone()[0]
-                if card_id == new and has:
-                    raise StoreError(
-                        f"{self.path}: card {new!r} already has a history; not renamed"
-                    )
-                if card_id == old and not has:
-                    raise StoreError(f"{self.path}: card {old!r} has no history to rename")
-            db.execute("UPDATE cards SET card_id = ? WHERE card_id = ?", (new, old))
-            moved = db.execute("UPDATE reviews SET card_id = ? WHERE card_id = ?", (new, old))
-            return int(moved.rowcount)
-
-    def sync_cards(self, cards: Iterable[tuple[str, str]]) -> SyncResult:
-        """Reconcile with the collection's ``(card_id, deck)`` pairs.
-
-        Records whose id is gone are marked orphaned (their history stays); orphaned
-        records whose id is back are restored, and deck names follow the YAML. Writes
-        only when something changed.
-        """
-        present = dict(cards)
-        rows = self._query("SELECT card_id, deck, orphaned FROM cards")
-        gone = [r["card_id"] for r in rows if r["card_id"] not in present and not r["orphaned"]]
-        back = [r["card_id"] for r in rows if r["card_id"] in present and r["orphaned"]]
-        moved = [
-            (present[r["card_id"]], r["card_id"])
-            for r in rows
-            if r["card_id"] in present and r["deck"] != present[r["card_id"]]
-        ]
-        if gone or back or moved:
-            with self._write() as db:
-                db.executemany(
-                    "UPDATE cards SET orphaned = 1 WHERE card_id = ?", [(c,) for c in gone]
-                )
-                db.executemany(
-                    "UPDATE cards SET orphaned = 0 WHERE card_id = ?", [(c,) for c in back]
-                )
-                db.executemany("UPDATE cards SET deck = ? WHERE card_id = ?", moved)
-        return SyncResult(orphaned=tuple(sorted(gone)), returned=tuple(sorted(back)))
-
-    def merge(self, records: Iterable[CardRecord], reviews: Iterable[Review]) -> MergeResult:
-        """Merge another history in, in one transaction.
-
-        Reviews are keyed on ``uid`` (one already present is skipped, never duplicated)
-        and inserted in time order. A card's record is taken from the import when the
-        card is unknown here or the imported state is from a later review.
-        """
-        added = skipped = updated = 0
-        ordered = sorted(reviews, key=lambda r: (r.reviewed_at, r.id or 0))
-        with self._write() as db:
-            for review in ordered:
-                if self._insert_review(db, review):
-                    added += 1
-                else:
-                    skipped += 1
-            for record in records:
-                row = db.execute(
-                    "SELECT * FROM cards WHERE card_id = ?", (record.card_id,)
-                ).fetchone()
-                if row is not None:
-                    local = _row_to_record(row, self.path)
-                    theirs = record.state.last_review
-                    ours = local.state.last_review
-                    if theirs is None or (ours is not None and theirs <= ours):
-                        continue
-                    record = replace(record, orphaned=local.orphaned)
-                self._put(db, record)
-                updated += 1
-        return MergeResult(added=added, skipped=skipped, cards_updated=updated)

@@ -1,10 +1,10 @@
 """A process group of N local worker processes that serves real runs one after another.
 
 Each worker is ``python -P -m quizcoll.collectives.backends.worker`` (a safe path, run in the
-group's private folder: :func:`~.launch.worker_command`) with the rank in its
+group's private folder: :func:`~.processes.worker_command`) with the rank in its
 environment; the group meets through a file store in a private temporary folder (no
 port to pick or collide on), and gloo's (or NCCL's) own sockets bind to the interface the
-caller gives (:func:`~.launch.socket_env`: loopback unless the user names one). :meth:`LocalGroup.run` sends a spec to every worker and
+caller gives (:func:`~.processes.socket_env`: loopback unless the user names one). :meth:`LocalGroup.run` sends a spec to every worker and
 waits for every answer; any failure, or no answer within the timeout, closes the group
 and raises :class:`~quizcoll.collectives.backends.BackendError` with the first message.
 Workers are ended by their own handles only.
@@ -24,7 +24,7 @@ from types import TracebackType
 from typing import IO
 
 from quizcoll.collectives.backends import BackendError, Measurement, RunSpec
-from quizcoll.collectives.backends.launch import socket_env, worker_command
+from quizcoll.collectives.backends.processes import socket_env, worker_command
 
 RUN_TIMEOUT_S = 600.0  # start-up (importing torch) plus one run, per answer
 

@@ -77,6 +77,8 @@ class ReviewScreen(QuizScreen):
         Binding("h", "no_hint", show=False),
         Binding("exclamation_mark", "suspend", "Suspend", key_display="!"),
         Binding("minus", "bury", "Bury until tomorrow", key_display="-", show=False),
+        # The answer box types "-": ctrl+b buries from there too (N12).
+        Binding("ctrl+b", "bury", "Bury until tomorrow", show=False, priority=True),
         Binding("ctrl+o", "edit_card", "Edit the card", show=False),
         # Offered only under a live result a lab can replay (see check_action); on any
         # other card the same key says why nothing opens.
@@ -326,13 +328,17 @@ class ReviewScreen(QuizScreen):
 
             await self._guarded(show)
             return
-        card_id = p.card.id
+        card_id, card_id_deck = p.card.id, p.card.deck
         intervals = session.current.interval_labels()
 
         async def step() -> None:
             review = await self.quiz.db.call(session.rate, rating)
             interval = None if self.practice else intervals.get(rating)
-            leech = review.after.leech and not review.before.leech
+            from deck.review.anki import leech_alert
+
+            lapses = review.after.state.lapses
+            threshold = self.quiz.config.for_deck(card_id_deck).leech_threshold
+            leech = lapses > review.before.state.lapses and leech_alert(lapses, threshold)
             self.notify(saved_note(card_id, NAMES[rating], interval, leech=leech), timeout=3)
             await self._next()
 

@@ -41,7 +41,8 @@ def headline(s: Stats) -> Text:
     text.append(_percent(s.retention), style="bold green")
     text.append(f" over {s.mature_reviews} review(s) · average recall now ")
     text.append(_percent(s.average_retrievability), style="bold")
-    text.append(f"\ntoday: {s.due_today} due, {s.new_today} new")
+    text.append(f"\ntoday: {s.due_now} due now, {s.new_today} new "
+            f"({s.due_today} due by the end of the day, learning steps included)")
     if s.leeches:
         text.append(f" · leeches (suspended): {', '.join(s.leeches)}", style="yellow")
     return text

@@ -16,7 +16,16 @@ from deck.base.typed import answer_text
 from deck.cards.instances import Instance, draw, render_front, render_options, render_text
 from deck.cards.model import Card, CardType, Rating
 from deck.cards.registry import Registry
-from deck.review.queue import EntryKind, QueueEntry, build_queue, day_bounds, practice_queue
+from deck.review.anki import leech_alert
+from deck.review.anki import preview as balanced_preview
+from deck.review.queue import (
+    EntryKind,
+    QueueEntry,
+    build_queue,
+    day_bounds,
+    next_entry,
+    practice_queue,
+)
 from deck.review.scheduler import CardState, Config, Scheduler, format_interval
 from deck.review.store import CardRecord, Review, StaleState, Store
 from quizcoll.tui.services.env import Clock, SeedSource
@@ -169,25 +178,37 @@ class ReviewSession:
         return build_queue(self.cards, store, self.config, now, deck=self.deck, tz=self.tz)
 
     def advance(self, store: Store) -> Presented | None:
-        """Show the next card (refilling from learning steps when the queue runs dry)."""
-        if not self.queue and not self.practice:
-            seen = {c.review.card_id for c in self.committed[-1:]}
-            refill = [e for e in self._entries(store) if e.card.id not in seen]
-            self.planned += len(refill)
-            self.queue = refill
-        while self.queue:
-            entry = self.queue.pop(0)
+        """Show the next card: a learning card as soon as its step is due, else the queue's
+        next card, else one within the learn-ahead limit (:func:`next_entry`)."""
+        while True:
+            now = self.clock()
+            if self.practice:
+                entry = self.queue.pop(0) if self.queue else None
+            else:
+                queued = {e.card.id for e in self.queue}
+                last = {c.review.card_id for c in self.committed[-1:]}
+                scope = self.cards
+                entry = next_entry(
+                    self.queue,
+                    scope,
+                    store,
+                    self.config,
+                    now,
+                    deck=self.deck,
+                    exclude=frozenset(last),
+                )
+                if entry is not None and entry.card.id not in queued:
+                    self.planned += 1  # a learning step come due: not in the plan yet
+            if entry is None:
+                self.current = None
+                return None
             if not self.practice:
                 record = store.card(entry.card.id)
-                if record is not None and (record.suspended or record.is_buried(self.clock())):
+                if record is not None and (record.suspended or record.is_buried(now)):
                     continue
                 entry = replace(entry, state=store.state(entry.card.id))
-            self.current = Presented(
-                entry, draw(entry.card, self.seeds(), self.registry), self.clock()
-            )
+            self.current = Presented(entry, draw(entry.card, self.seeds(), self.registry), now)
             return self.current
-        self.current = None
-        return None
 
     def preview(self, store: Store) -> dict[Rating, str]:
         """Compute each rating's outcome for the card on screen; its interval labels."""
@@ -198,9 +219,11 @@ class ReviewSession:
         else:
             state, p.version = store.state_version(p.card.id)
         scheduler = Scheduler(self.config.for_deck(p.card.deck))
-        p.outcomes = scheduler.preview(state, now, p.card.id)
+        others = [r.state for r in store.cards().values() if r.card_id != p.card.id]
+        p.outcomes = balanced_preview(scheduler, state, now, p.card.id, others, tz=self.tz)
         p.previewed_at = now
-        return p.interval_labels()
+        # Practice never changes the schedule: no interval to promise on the buttons (N20).
+        return {} if self.practice else p.interval_labels()
 
     def rate(self, store: Store, rating: Rating) -> Review:
         """Commit the card on screen with ``rating``; returns the stored review."""
@@ -294,7 +317,12 @@ class ReviewSession:
             hinted=sum(r.hinted for r in reviews),
             seconds=sum((r.duration_ms or 0) for r in reviews) / 1000,
             next_due=next_due(store, scope, self.clock()),
-            leeches=tuple(r.card_id for r in reviews if r.after.leech and not r.before.leech),
+            leeches=tuple(
+                r.card_id
+                for r in reviews
+                if r.after.state.lapses > r.before.state.lapses
+                and leech_alert(r.after.state.lapses, self.config.for_deck(r.deck).leech_threshold)
+            ),
             suspended=tuple(f.presented.card.id for f in flagged if f.what == "suspended"),
             buried=tuple(f.presented.card.id for f in flagged if f.what == "buried"),
         )

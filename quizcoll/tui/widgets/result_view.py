@@ -112,6 +112,13 @@ def memory_hint(req: MemoryRequest) -> Text:
     return text
 
 
+def field_label(name: str) -> str:
+    """A result field's name as a reader sees it: ``nccl_time_s`` → ``nccl time``,
+    ``kv_bytes_per_token`` → ``kv bytes per token`` (the unit is in the value)."""
+    words = name.removesuffix("_s").split("_")
+    return " ".join(w for w in words if w) or name
+
+
 def field_table(result: Mapping[str, Any], dims: Mapping[str, units.Dim]) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
@@ -128,7 +135,7 @@ def field_table(result: Mapping[str, Any], dims: Mapping[str, units.Dim]) -> Tab
             shown = units.format_value(float(value), dim)
         else:
             shown = units.format_number(float(value))
-        table.add_row(key, shown)
+        table.add_row(field_label(key), shown)
     return table
 
 

@@ -25,9 +25,11 @@ def review_title(
     if tag:
         text.append(f" · tag {tag}")
     if session and session.current:
-        # the card's deck only where the session mixes decks
+        # the card's deck only where the session mixes decks; its kind only in a review
+        # ("Practice · … · practice" said it twice and pushed the count off an 80-column line)
         where = "" if deck else f" · {session.current.card.deck}"
-        text.append(f"{where} · {session.kind_label()}", style="dim")
+        kind = "" if practice else f" · {session.kind_label()}"
+        text.append(f"{where}{kind}", style="dim")
     if session:
         text.append(f"  {session.done}/{session.total}")
     return text
