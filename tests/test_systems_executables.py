@@ -81,6 +81,8 @@ CALLS = {
     "overlap.exposed": {"compute": "4ms", "comm": "6ms"},
     "overlap.chunks": {"pattern": "prefetch", "chunks": 32, "compute": "5ms", "comm": "6ms"},
     "overlap.ddp_buckets": {"backward": "40ms", "bucket": "25MiB", "buckets": 8, "ranks": 64},
+    "moe.experts_touched": {"experts": 64, "top_k": 8, "batch": 16, "expert_bytes": "350MB"},
+    "training.checkpoint": {"params": 7e9, "ranks": 8, "storage_bandwidth": "2GB/s"},
 }
 
 
