@@ -41,11 +41,16 @@ DATA_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".csv")
 class LazyRegistry:
     """The application's registry, built on first use (see the module docstring)."""
 
-    @staticmethod
-    def real() -> Registry:
-        from quizcoll.executables import build_registry
+    _built: Registry | None = None
 
-        return build_registry()
+    def real(self) -> Registry:
+        # Built once per lazy registry: a fresh build for every attribute would drop the
+        # registry's remembered results and cost a whole build each call.
+        if self._built is None:
+            from quizcoll.executables import build_registry
+
+            self._built = build_registry()
+        return self._built
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real(), name)
