@@ -65,7 +65,7 @@ async def test_stats_help_and_palette(tmp_path: Path) -> None:
         await settle(pilot)
         assert isinstance(app.screen, StatsScreen)
         text = plain(app.screen.query_one("#stats", Static))
-        assert "0 reviews" in text and "today: 0 due, 5 new" in text
+        assert "0 reviews" in text and "today: 0 due now, 5 new" in text
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)

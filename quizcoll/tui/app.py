@@ -406,9 +406,13 @@ def run_app(
 
 def _defines(path: Path, card_id: str) -> bool:
     """Whether the card file at ``path`` still has a card with ``card_id``."""
+    from deck.base.safeio import PathError, read_bytes
+    from deck.cards.yamlsource import MAX_FILE_BYTES
     from quizcoll.tui.services.editor import card_line
 
     try:
-        return card_line(path.read_text(encoding="utf-8", errors="replace"), card_id) > 0
-    except OSError:
+        # a regular file within the loader's cap: an editor may leave a link to /dev/zero
+        data = read_bytes(path, limit=MAX_FILE_BYTES, what="card file")
+    except (PathError, OSError):
         return False
+    return card_line(data.decode("utf-8", errors="replace"), card_id) > 0
