@@ -59,9 +59,19 @@ def calculator_refusals() -> tuple[type[Exception], ...]:
     return (CollectiveError, NcclModelError, MemoryInputError, SystemsInputError)
 
 
+def witness_modules() -> tuple[str, ...]:
+    """The ``witness_*`` submodules: each registers second methods (``witness.*``, see
+    :mod:`quizcoll.witnesses`) and declares how they obtain their results."""
+    import pkgutil
+
+    return tuple(
+        sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("witness_"))
+    )
+
+
 def build_registry() -> Registry:
     registry = Registry(refusals=calculator_refusals)
-    for name in MODULES:
+    for name in (*MODULES, *witness_modules()):
         importlib.import_module(f"quizcoll.executables.{name}").register(registry)
     return registry
 
