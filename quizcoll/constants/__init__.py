@@ -46,6 +46,17 @@ DATA: tuple[str, ...] = (
     "parameter-counts",
 )
 
+
+def worked_examples() -> tuple[str, ...]:
+    """The data files of published worked examples (``quizcoll/data/examples-*.yaml``): a
+    paper's, a datasheet's or a tool's own inputs and the result it prints, which a card
+    runs its executable on and holds to the printed result."""
+    from importlib import resources
+
+    folder = resources.files("quizcoll").joinpath("data")
+    names = (e.name for e in folder.iterdir() if e.name.endswith(".yaml"))
+    return tuple(sorted(n[: -len(".yaml")] for n in names if n.startswith("examples-")))
+
 # Words that start with a digit but name things (the catalog GPUs' names are added by the
 # executables, which read the catalog).
 TERMS: tuple[str, ...] = BASE_TERMS
@@ -118,6 +129,6 @@ def all_constants() -> tuple[Constant, ...]:
         for c in importlib.import_module(f"quizcoll.constants.{name}").CONSTANTS:
             quoted = c.name in QUOTED_IN_SOURCE and not c.quote
             out.append(replace(c, quote=c.source) if quoted else c)
-    for name in DATA:
+    for name in (*DATA, *worked_examples()):
         out.extend(figures(name))
     return (*out, *model_constants())
