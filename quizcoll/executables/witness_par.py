@@ -20,6 +20,17 @@ from quizcoll.witnesses import (
     par_pipeline,
 )
 
+# Bytes per value of a dtype named in a card, from its bit width (the cards' dtype names).
+_BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8}
+
+
+def _bytes_of(dtype: str, given: float) -> float:
+    if not dtype:
+        if given <= 0:
+            raise ValueError("give a dtype or a width in bytes")
+        return given
+    return _BITS[dtype] / 8
+
 
 def _guard(fn: Any) -> Any:
     return refusals_as_argument_errors(fn, lambda: ValueError)
@@ -42,9 +53,16 @@ def layout_dp(world: int, tp: int, pp: int, cp: int = 1) -> dict[str, Any]:
 
 
 def tp_traffic(
-    seq_len: int, micro_batch: int, hidden: int, layers: int, micro_batches: int, tp: int,
-    value_bytes: float, pp: int = 1, stage: int = 0,
-) -> dict[str, Any]:  # fmt: skip
+    seq_len: int,
+    micro_batch: int,
+    hidden: int,
+    layers: int,
+    micro_batches: int,
+    tp: int,
+    value_bytes: float,
+    pp: int = 1,
+    stage: int = 0,
+) -> dict[str, Any]:
     t = par_layout.tensor_parallel_traffic(
         seq_len, micro_batch, hidden, layers, micro_batches, tp, value_bytes, pp, stage
     )
@@ -52,17 +70,26 @@ def tp_traffic(
 
 
 def pp_traffic(
-    seq_len: int, micro_batch: int, hidden: int, micro_batches: int, tp: int, pp: int,
-    stage: int, value_bytes: float,
-) -> dict[str, Any]:  # fmt: skip
+    seq_len: int,
+    micro_batch: int,
+    hidden: int,
+    micro_batches: int,
+    tp: int,
+    pp: int,
+    stage: int,
+    value_bytes: float,
+) -> dict[str, Any]:
     t = par_layout.pipeline_traffic(
         seq_len, micro_batch, hidden, micro_batches, tp, pp, stage, value_bytes
     )
     return {"pp_bytes": t.per_gpu_bytes, "pp_group_bytes": t.group_bytes, "sends": t.sends}
 
 
-def dp_traffic(params: float, tp: int, pp: int, dp: int, value_bytes: float) -> dict[str, Any]:
-    return {"dp_bytes": par_layout.data_parallel_traffic(round(params), tp, pp, dp, value_bytes)}
+def dp_traffic(
+    params: float, tp: int, pp: int, dp: int, value_bytes: float = 0.0, dtype: str = ""
+) -> dict[str, Any]:
+    width = _bytes_of(dtype, value_bytes)
+    return {"dp_bytes": par_layout.data_parallel_traffic(round(params), tp, pp, dp, width)}
 
 
 def batch(global_batch: int, micro_batch: int, data_parallel: int, seq_len: int) -> dict[str, Any]:
@@ -92,13 +119,26 @@ def micro_batches(stages: int, target: float, virtual_stages: int = 1) -> dict[s
 
 
 def accum(
-    mode: str, params: float, ranks: int, micro_batches: int, grad_bytes: float,
-    param_bytes: float, sync_every_micro_batch: bool = False, units: int = 4,
-) -> dict[str, Any]:  # fmt: skip
+    mode: str,
+    params: float,
+    ranks: int,
+    micro_batches: int,
+    grad_dtype: str,
+    param_dtype: str = "bf16",
+    sync_every_micro_batch: bool = False,
+    units: int = 4,
+) -> dict[str, Any]:
+    grad_bytes, param_bytes = _bytes_of(grad_dtype, 0), _bytes_of(param_dtype, 0)
     t = par_accum.accumulate(
-        mode, round(params), ranks, micro_batches, grad_bytes, param_bytes,
-        sync_every_micro_batch, units,
-    )  # fmt: skip
+        mode,
+        round(params),
+        ranks,
+        micro_batches,
+        grad_bytes,
+        param_bytes,
+        sync_every_micro_batch,
+        units,
+    )
     return {
         "bytes_sent": t.bytes_sent,
         "gather_bytes": t.gather_bytes,
@@ -113,9 +153,15 @@ def _states(master_bytes: float, moment_bytes: float, moments: int) -> tuple[flo
 
 
 def flat_checkpoint(
-    params: float, ranks: int, weight_bytes: float, master_bytes: float, moment_bytes: float,
-    moments: int = 2, rank_bandwidth: float = 0.0, storage_bandwidth: float = 0.0,
-) -> dict[str, Any]:  # fmt: skip
+    params: float,
+    ranks: int,
+    weight_bytes: float,
+    master_bytes: float,
+    moment_bytes: float,
+    moments: int = 2,
+    rank_bandwidth: float = 0.0,
+    storage_bandwidth: float = 0.0,
+) -> dict[str, Any]:
     states = (weight_bytes, *_states(master_bytes, moment_bytes, moments))
     s = par_checkpoint.flat_shards(round(params), ranks, states)
     out: dict[str, Any] = {"shard_bytes": s.max_rank_bytes, "total_bytes": s.total_bytes}
@@ -129,13 +175,25 @@ def flat_checkpoint(
 
 
 def layout_checkpoint(
-    params: float, tp: int, pp: int, dp: int, weight_bytes: float, master_bytes: float,
-    moment_bytes: float, moments: int = 2, distributed_optimizer: bool = True,
-) -> dict[str, Any]:  # fmt: skip
+    params: float,
+    tp: int,
+    pp: int,
+    dp: int,
+    weight_bytes: float,
+    master_bytes: float,
+    moment_bytes: float,
+    moments: int = 2,
+    distributed_optimizer: bool = True,
+) -> dict[str, Any]:
     s = par_checkpoint.layout_shards(
-        round(params), tp, pp, dp, distributed_optimizer, weight_bytes,
+        round(params),
+        tp,
+        pp,
+        dp,
+        distributed_optimizer,
+        weight_bytes,
         _states(master_bytes, moment_bytes, moments),
-    )  # fmt: skip
+    )
     return {"max_rank_bytes": s.max_rank_bytes, "total_bytes": s.total_bytes}
 
 
@@ -220,7 +278,8 @@ def register(registry: Registry) -> None:
             _int("tp", "tensor-parallel size", 1024),
             _int("pp", "pipeline stages", 1024),
             _int("dp", "data-parallel size", 1024),
-            _width("value_bytes", "gradients"),
+            _float("value_bytes", "bytes per gradient value (or give dtype)", 16, default=0.0),
+            Param("dtype", ParamKind.STR, "gradient dtype", choices=("", *_BITS), default=""),
         ],
         fields=[Field("dp_bytes", B, "bytes the busiest GPU sends in its DP all-reduce")],
     )
@@ -300,8 +359,10 @@ def register(registry: Registry) -> None:
             _float("params", "parameters", big, minimum=1),
             _int("ranks", "data-parallel GPUs", 1024),
             _int("micro_batches", "micro-batches per optimizer step", 1024),
-            _width("grad_bytes", "gradients"),
-            _width("param_bytes", "gathered parameters"),
+            Param("grad_dtype", ParamKind.STR, "gradient dtype", choices=tuple(_BITS)),
+            Param(
+                "param_dtype", ParamKind.STR, "gathered dtype", choices=tuple(_BITS), default="bf16"
+            ),
             Param(
                 "sync_every_micro_batch", ParamKind.BOOL, "reduce every micro-batch", default=False
             ),

@@ -49,8 +49,12 @@ def accumulate(
     """Step one optimizer step and count what GPU 0 sends."""
     if mode not in ("ddp", "fsdp"):
         raise ValueError(f"mode must be ddp or fsdp, got {mode!r}")
-    for name, v in (("params", params), ("ranks", ranks), ("micro_batches", micro_batches),
-                    ("units", units)):  # fmt: skip
+    for name, v in (
+        ("params", params),
+        ("ranks", ranks),
+        ("micro_batches", micro_batches),
+        ("units", units),
+    ):
         if v < 1:
             raise ValueError(f"{name} must be at least 1, got {v}")
     base, extra = divmod(params, units)

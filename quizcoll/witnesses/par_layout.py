@@ -88,9 +88,14 @@ def tensor_parallel_traffic(
 ) -> TensorParallelTraffic:
     """Bytes one GPU of ``stage`` sends in tensor-parallel all-reduces over one step."""
     _positive(
-        seq_len=seq_len, micro_batch=micro_batch, hidden=hidden, layers=layers,
-        micro_batches=micro_batches, tp=tp, pp=pp,
-    )  # fmt: skip
+        seq_len=seq_len,
+        micro_batch=micro_batch,
+        hidden=hidden,
+        layers=layers,
+        micro_batches=micro_batches,
+        tp=tp,
+        pp=pp,
+    )
     own = _stage_layers(layers, pp, stage)
     activation = seq_len * micro_batch * hidden  # one [s, b, h] tensor
     sent = [0] * tp
@@ -139,9 +144,13 @@ def pipeline_traffic(
 ) -> PipelineTraffic:
     """Step ``stage``'s 1F1B order and count what its GPUs send to the neighbouring stages."""
     _positive(
-        seq_len=seq_len, micro_batch=micro_batch, hidden=hidden,
-        micro_batches=micro_batches, tp=tp, pp=pp,
-    )  # fmt: skip
+        seq_len=seq_len,
+        micro_batch=micro_batch,
+        hidden=hidden,
+        micro_batches=micro_batches,
+        tp=tp,
+        pp=pp,
+    )
     if not 0 <= stage < pp:
         raise ValueError(f"stage must be 0 to {pp - 1}, got {stage}")
     slices = _split(seq_len * micro_batch * hidden, tp)  # scatter: each rank its slice

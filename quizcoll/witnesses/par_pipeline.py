@@ -63,9 +63,12 @@ def _orders(p: int, m: int, v: int) -> list[list[tuple[str, int, int]]]:
 
 
 def simulate(
-    stages: int, micro_batches: int, virtual_stages: int = 1, t_forward: float = 1.0,
+    stages: int,
+    micro_batches: int,
+    virtual_stages: int = 1,
+    t_forward: float = 1.0,
     t_backward: float = 2.0,
-) -> Iteration:  # fmt: skip
+) -> Iteration:
     """Run one iteration and time it."""
     p, m, v = stages, micro_batches, virtual_stages
     if not 1 <= p <= MAX_STAGES or not 1 <= m <= MAX_MICRO_BATCHES or v < 1:
