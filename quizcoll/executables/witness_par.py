@@ -44,8 +44,8 @@ def _float(name: str, help: str, maximum: float, minimum: float = 0, **kw: Any) 
     return Param(name, ParamKind.FLOAT, help, minimum=minimum, maximum=maximum, **kw)
 
 
-def _width(name: str, help: str, **kw: Any) -> Param:
-    return _float(name, f"bytes per value: {help}", 16, minimum=0.125, **kw)
+def _dtype(name: str, help: str, default: str = "bf16") -> Param:
+    return Param(name, ParamKind.STR, f"dtype of the {help}", choices=tuple(_BITS), default=default)
 
 
 def layout_dp(world: int, tp: int, pp: int, cp: int = 1) -> dict[str, Any]:
@@ -59,12 +59,12 @@ def tp_traffic(
     layers: int,
     micro_batches: int,
     tp: int,
-    value_bytes: float,
+    dtype: str = "bf16",
     pp: int = 1,
     stage: int = 0,
 ) -> dict[str, Any]:
     t = par_layout.tensor_parallel_traffic(
-        seq_len, micro_batch, hidden, layers, micro_batches, tp, value_bytes, pp, stage
+        seq_len, micro_batch, hidden, layers, micro_batches, tp, _bytes_of(dtype, 0), pp, stage
     )
     return {"tp_bytes": t.bytes_sent, "all_reduces": t.all_reduces}
 
@@ -77,18 +77,16 @@ def pp_traffic(
     tp: int,
     pp: int,
     stage: int,
-    value_bytes: float,
+    dtype: str = "bf16",
 ) -> dict[str, Any]:
     t = par_layout.pipeline_traffic(
-        seq_len, micro_batch, hidden, micro_batches, tp, pp, stage, value_bytes
+        seq_len, micro_batch, hidden, micro_batches, tp, pp, stage, _bytes_of(dtype, 0)
     )
     return {"pp_bytes": t.per_gpu_bytes, "pp_group_bytes": t.group_bytes, "sends": t.sends}
 
 
-def dp_traffic(
-    params: float, tp: int, pp: int, dp: int, value_bytes: float = 0.0, dtype: str = ""
-) -> dict[str, Any]:
-    width = _bytes_of(dtype, value_bytes)
+def dp_traffic(params: float, tp: int, pp: int, dp: int, dtype: str = "fp32") -> dict[str, Any]:
+    width = _bytes_of(dtype, 0)
     return {"dp_bytes": par_layout.data_parallel_traffic(round(params), tp, pp, dp, width)}
 
 
@@ -102,8 +100,9 @@ def batch(global_batch: int, micro_batch: int, data_parallel: int, seq_len: int)
 
 
 def context(
-    seq_len: int, cp: int, heads: int, kv_heads: int, head_dim: int, value_bytes: float
+    seq_len: int, cp: int, heads: int, kv_heads: int, head_dim: int, dtype: str = "bf16"
 ) -> dict[str, Any]:
+    value_bytes = _bytes_of(dtype, 0)
     ring, hops = par_context.ring_forward_sent(seq_len, cp, kv_heads, head_dim, value_bytes)
     out: dict[str, Any] = {"ring_forward_bytes": ring, "ring_hops": hops}
     out["ulysses_forward_bytes"] = par_context.ulysses_forward_sent(
@@ -148,21 +147,22 @@ def accum(
     }
 
 
-def _states(master_bytes: float, moment_bytes: float, moments: int) -> tuple[float, ...]:
-    return (master_bytes, *([moment_bytes] * moments))
+def _states(master_dtype: str, moment_dtype: str, moments: int) -> tuple[float, ...]:
+    return (_bytes_of(master_dtype, 0), *([_bytes_of(moment_dtype, 0)] * moments))
 
 
 def flat_checkpoint(
     params: float,
     ranks: int,
-    weight_bytes: float,
-    master_bytes: float,
-    moment_bytes: float,
+    weight_dtype: str = "bf16",
+    master_dtype: str = "fp32",
+    moment_dtype: str = "fp32",
     moments: int = 2,
     rank_bandwidth: float = 0.0,
     storage_bandwidth: float = 0.0,
 ) -> dict[str, Any]:
-    states = (weight_bytes, *_states(master_bytes, moment_bytes, moments))
+    weight_bytes = _bytes_of(weight_dtype, 0)
+    states = (weight_bytes, *_states(master_dtype, moment_dtype, moments))
     s = par_checkpoint.flat_shards(round(params), ranks, states)
     out: dict[str, Any] = {"shard_bytes": s.max_rank_bytes, "total_bytes": s.total_bytes}
     if rank_bandwidth and storage_bandwidth:
@@ -179,9 +179,9 @@ def layout_checkpoint(
     tp: int,
     pp: int,
     dp: int,
-    weight_bytes: float,
-    master_bytes: float,
-    moment_bytes: float,
+    weight_dtype: str = "bf16",
+    master_dtype: str = "fp32",
+    moment_dtype: str = "fp32",
     moments: int = 2,
     distributed_optimizer: bool = True,
 ) -> dict[str, Any]:
@@ -191,8 +191,8 @@ def layout_checkpoint(
         pp,
         dp,
         distributed_optimizer,
-        weight_bytes,
-        _states(master_bytes, moment_bytes, moments),
+        _bytes_of(weight_dtype, 0),
+        _states(master_dtype, moment_dtype, moments),
     )
     return {"max_rank_bytes": s.max_rank_bytes, "total_bytes": s.total_bytes}
 
@@ -230,7 +230,7 @@ def register(registry: Registry) -> None:
             _int("layers", "layers of the model", 10_000),
             _int("micro_batches", "micro-batches per step", 1e5),
             _int("tp", "tensor-parallel size", 1024),
-            _width("value_bytes", "activations"),
+            _dtype("dtype", "activations"),
             _int("pp", "pipeline stages", 4096, default=1),
             _int("stage", "which stage", 4095, minimum=0, default=0),
         ],
@@ -256,7 +256,7 @@ def register(registry: Registry) -> None:
             _int("tp", "tensor-parallel size", 1024),
             _int("pp", "pipeline stages", 4096),
             _int("stage", "which stage", 4095, minimum=0),
-            _width("value_bytes", "activations"),
+            _dtype("dtype", "activations"),
         ],
         fields=[
             Field("pp_bytes", B, "bytes the stage's busiest GPU sends to its neighbours"),
@@ -278,8 +278,7 @@ def register(registry: Registry) -> None:
             _int("tp", "tensor-parallel size", 1024),
             _int("pp", "pipeline stages", 1024),
             _int("dp", "data-parallel size", 1024),
-            _float("value_bytes", "bytes per gradient value (or give dtype)", 16, default=0.0),
-            Param("dtype", ParamKind.STR, "gradient dtype", choices=("", *_BITS), default=""),
+            _dtype("dtype", "all-reduced gradients", "fp32"),
         ],
         fields=[Field("dp_bytes", B, "bytes the busiest GPU sends in its DP all-reduce")],
     )
@@ -318,7 +317,7 @@ def register(registry: Registry) -> None:
             _int("heads", "query heads", 1 << 16),
             _int("kv_heads", "KV heads", 1 << 16),
             _int("head_dim", "head size", 1 << 16),
-            _width("value_bytes", "activations"),
+            _dtype("dtype", "activations"),
         ],
         fields=[
             Field("ulysses_forward_bytes", B, "Ulysses, one layer's forward, GPU 0"),
@@ -382,9 +381,9 @@ def register(registry: Registry) -> None:
         f"steps each micro-batch's forward and backward unit by unit; every collective {_STEPPED}",
     )
     widths = [
-        _width("weight_bytes", "weights"),
-        _width("master_bytes", "fp32 master copy"),
-        _width("moment_bytes", "each optimizer moment"),
+        _dtype("weight_dtype", "weights"),
+        _dtype("master_dtype", "master copy", "fp32"),
+        _dtype("moment_dtype", "optimizer moments", "fp32"),
         _int("moments", "optimizer moments", 4, minimum=0, default=2),
     ]
     add(
