@@ -14,9 +14,18 @@ Every link rate, latency and size arrives as an argument (cited constants in the
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from deck.cards.registry import Derivation, Dimension, Field, Param, ParamKind, Registry
+from deck.cards.registry import (
+    ArgumentError,
+    Derivation,
+    Dimension,
+    Field,
+    Param,
+    ParamKind,
+    Registry,
+)
 from quizcoll.executables import refusals_as_argument_errors
 from quizcoll.witnesses import net_collectives as nc
 from quizcoll.witnesses import net_fabric as nf
@@ -25,16 +34,71 @@ from quizcoll.witnesses.net_errors import NetWitnessError
 
 B, C, R, S = Dimension.BYTES, Dimension.COUNT, Dimension.RATIO, Dimension.SECONDS
 MAX_SIZE = 2**50
+FIGURES = ("lanes", "lane_bits_per_s", "payload_bits", "block_bits")
+TIMING = ("latency", "bandwidth")
 
 
 def _guard(function: Any) -> Any:
     return refusals_as_argument_errors(function, lambda: NetWitnessError)
 
 
+def _figures(registry: Registry, function: Any, names: tuple[str, ...]) -> Any:
+    """``function`` with its arguments ``names`` given as formulas over numbers and cited
+    constants (``h100_nvlink_links``, ``gen4_gt_s*1e9``): a witness's figures come from
+    the card's cited data, never from the tables the calculators read."""
+    from deck.formula import FormulaError, parse
+
+    def value(name: str, text: str) -> float:
+        # a card's {gpu} placeholder fills in the catalog's name (a100-80gb); its constants
+        # spell it with underscores (a100_80gb_hbm_bandwidth)
+        text = _NAME.sub(lambda m: _constant_name(registry, m.group(0)), text)
+        try:
+            expr = parse(text)
+        except FormulaError as exc:
+            raise ArgumentError(f"{name}: {exc}") from None
+        env = {}
+        for v in sorted(expr.variables):
+            c = registry.constants.get(v)
+            if c is None or not c.cited:
+                raise ArgumentError(f"{name}: {v} is not a cited constant")
+            env[v] = c.value
+        return float(expr.evaluate(env))
+
+    def wrapped(**kwargs: Any) -> Any:
+        for name in names:
+            kwargs[name] = value(name, kwargs[name])
+        return function(**kwargs)
+
+    return wrapped
+
+
+_NAME = re.compile(r"[A-Za-z][\w-]*")
+
+
+def _constant_name(registry: Registry, word: str) -> str:
+    spelled = word.replace("-", "_")
+    return spelled if "-" in word and spelled in registry.constants else word
+
+
+def _figure(name: str, help: str, default: str | None = None) -> Param:
+    help = f"{help}: a formula over numbers and cited constants"
+    if default is None:
+        return Param(name, ParamKind.STR, help)
+    return Param(name, ParamKind.STR, help, default=default)
+
+
 def link_clock(
-    size: int, lanes: int, lane_bits_per_s: float, payload_bits: int, block_bits: int, pieces: int
+    size: int,
+    lanes: float,
+    lane_bits_per_s: float,
+    payload_bits: float,
+    block_bits: float,
+    pieces: int,
 ) -> dict[str, Any]:
-    run = nl.clocked_transfer(size, lanes, lane_bits_per_s, payload_bits, block_bits, pieces)
+    whole = [int(x) for x in (lanes, payload_bits, block_bits)]
+    if whole != [lanes, payload_bits, block_bits]:
+        raise ArgumentError("lanes, payload_bits, block_bits: whole numbers")
+    run = nl.clocked_transfer(size, whole[0], lane_bits_per_s, whole[1], whole[2], pieces)
     return {
         "time_s": run.time_s,
         "bandwidth": run.bandwidth(size),
@@ -88,27 +152,21 @@ def _size(help: str) -> Param:
     return Param("size", ParamKind.BYTES, help, minimum=1, maximum=MAX_SIZE)
 
 
-_LATENCY = Param("latency", ParamKind.SECONDS, "latency per message", minimum=0, maximum=1)
-_BANDWIDTH = Param("bandwidth", ParamKind.RATE, "one link, one direction", minimum=1, maximum=1e15)
+_LATENCY = _figure("latency", "seconds per message")
+_BANDWIDTH = _figure("bandwidth", "bytes/s of one link, one direction")
 
 
 def register(registry: Registry) -> None:
     D = Derivation
     registry.add_function(
         "witness.link_clock",
-        _guard(link_clock),
+        _figures(registry, _guard(link_clock), FIGURES),
         params=[
             _size("bytes to move"),
-            _int("lanes", "lanes side by side (PCIe lanes, NVLink links, NICs, GPUs)", 1 << 12),
-            Param(
-                "lane_bits_per_s",
-                ParamKind.FLOAT,
-                "symbols (bits) one lane signals per second",
-                minimum=1,
-                maximum=1e15,
-            ),
-            _int("payload_bits", "payload bits per line-code block", 1 << 16, default=1),
-            _int("block_bits", "symbols per line-code block", 1 << 16, default=1),
+            _figure("lanes", "lanes side by side (PCIe lanes, NVLink links, NICs, GPUs)"),
+            _figure("lane_bits_per_s", "symbols (bits) one lane signals per second"),
+            _figure("payload_bits", "payload bits per line-code block", "1"),
+            _figure("block_bits", "symbols per line-code block", "1"),
             _int("pieces", "pieces the message is cut into (0: 8 per lane)", nl.MAX_PIECES, 0, 0),
         ],
         fields=[
@@ -134,7 +192,7 @@ def register(registry: Registry) -> None:
     ]
     registry.add_function(
         "witness.chain_events",
-        _guard(chain_events),
+        _figures(registry, _guard(chain_events), TIMING),
         params=chain,
         fields=[Field("time_s", S, "when the last rank holds the last chunk")],
     )
@@ -146,7 +204,7 @@ def register(registry: Registry) -> None:
     )
     registry.add_function(
         "witness.switch_reduce",
-        _guard(switch_reduce),
+        _figures(registry, _guard(switch_reduce), TIMING),
         params=[*chain[:2], _int("chunks", "chunks streamed", 1 << 14), _LATENCY, _BANDWIDTH],
         fields=[
             Field("time_s", S, "when the last GPU holds the last reduced chunk"),
