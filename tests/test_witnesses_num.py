@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 
+from quizcoll.witnesses import num_attention as na
 from quizcoll.witnesses import num_floats as nf
 from quizcoll.witnesses import num_summation as ns
 
@@ -157,3 +158,27 @@ def test_out_of_range_is_refused() -> None:
         ns.repeated(40000, 2, 11, 5, "sequential")  # fp16 overflows at 80,000
     with pytest.raises(ValueError, match="order"):
         ns.repeated(1, 2, 8, 8, "backwards")
+
+
+def test_attention_matmuls_hand_counted() -> None:
+    # One layer, one head of size 2, three tokens: six matmuls of 3·2·3 terms, 2 FLOPs each.
+    mats = na.training_matmuls(1, 1, 2, 3)
+    assert sorted((x.m, x.k, x.n) for x in mats) == sorted(
+        [(3, 2, 3), (3, 3, 2), (3, 3, 2), (2, 3, 3), (3, 2, 3), (3, 3, 2)]
+    )
+    assert sum(x.flops for x in mats) == 6 * 36
+
+
+def test_attention_flops_against_llm_foundry_row() -> None:
+    # llm-foundry's MPT-13B row (scripts/train/benchmarking/README.md, H100 BF16, T = 2048,
+    # 8 GPUs): 3.937055E+14 model FLOP/s per GPU at 38,336 tokens/s for 12,853,954,560
+    # parameters; less the weights' 6 FLOPs per parameter, what is left is attention.
+    per_token = 3.937055e14 * 8 / 38336 - 6 * 12853954560
+    s = na.attention_share(12853954560, 40, 40, 128, 2048)  # mpt-13b.yaml: d_model 5120
+    assert s.attention_flops_per_token == pytest.approx(per_token, rel=2e-3)
+    assert s.matmuls == 6 * 40 * 40
+
+
+def test_attention_share_grows_with_the_sequence() -> None:
+    shares = [na.attention_share(7e9, 32, 32, 128, t).attention_share for t in (512, 2048, 8192)]
+    assert shares == sorted(shares) and 0 < shares[0] < shares[-1] < 1

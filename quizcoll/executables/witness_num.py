@@ -21,7 +21,9 @@ from deck.cards.registry import (
     ParamKind,
     Registry,
 )
-from quizcoll.witnesses import num_floats, num_summation
+from quizcoll.constants import all_constants
+from quizcoll.constants.models import model_keys
+from quizcoll.witnesses import num_attention, num_floats, num_summation
 
 C, R = Dimension.COUNT, Dimension.RATIO
 
@@ -251,4 +253,52 @@ def register(registry: Registry) -> None:
         Derivation.SIMULATED,
         "adds the values one at a time in each order, rounding every partial sum on its "
         "float64 bit pattern (quizcoll.witnesses.num_summation.big_and_small)",
+    )
+    register_attention(registry)
+
+
+def _cited(model: str) -> dict[str, float]:
+    """A catalog model's published parameter count and config.json shape (cited constants,
+    quote-checked; not the calculators' parser or parameter counter)."""
+    prefix = model.replace("-", "_").replace(".", "_") + "_"
+    wanted = {f"{prefix}{k}": k for k in ("params", "layers", "heads", "head_dim")}
+    found = {wanted[c.name]: c.value for c in all_constants() if c.name in wanted}
+    missing = sorted(set(wanted.values()) - set(found))
+    if missing:
+        raise ArgumentError(f"model {model!r}: no cited {', '.join(missing)}")
+    return found
+
+
+def attention_share(model: str, context: int) -> dict[str, Any]:
+    """Attention's share of a training step's FLOPs, its matmuls enumerated."""
+    c = _cited(model)
+    s = num_attention.attention_share(
+        c["params"], int(c["layers"]), int(c["heads"]), int(c["head_dim"]), context
+    )
+    return {
+        "attention_share": s.attention_share,
+        "attention_flops_per_token": s.attention_flops_per_token,
+        "matmuls": s.matmuls,
+    }
+
+
+def register_attention(registry: Registry) -> None:
+    registry.add_function(
+        "witness.attention_share",
+        _refusing(attention_share),
+        params=[
+            Param("model", ParamKind.STR, "catalog model: its cited figures", choices=model_keys()),
+            Param("context", ParamKind.INT, "sequence length T", minimum=1, maximum=1 << 20),
+        ],
+        fields=[
+            Field("attention_share", R, "attention's share of the training FLOPs per token"),
+            Field("attention_flops_per_token", C, "the attention matmuls' FLOPs over T"),
+            Field("matmuls", C, "attention matmuls enumerated"),
+        ],
+    )
+    registry.declare_derivation(
+        "witness.attention_share",
+        Derivation.ENUMERATED,
+        "lists every attention matmul of a forward and backward pass (layer by layer, head by "
+        "head, each gradient) and sums 2·m·k·n (quizcoll.witnesses.num_attention)",
     )
