@@ -142,6 +142,9 @@ def gemm(
     for name, v in (("m", m), ("n", n), ("k", k)):
         _count(name, v)
     _positive("value_bytes", value_bytes)
+    # Row blocks of at least 1,024 rows: with fewer, the first row's reads of B cannot
+    # hide behind its compute (a decode batch stays one block).
+    row_blocks = max(1, min(row_blocks, m // 1024))
     rows, cols, depth = _cuts(m, row_blocks), _cuts(n, col_blocks), _cuts(k, depth_blocks)
     if len(rows) * len(cols) * len(depth) > MAX_TILES:
         raise ValueError(f"{len(rows) * len(cols) * len(depth)} tiles: use fewer blocks")
