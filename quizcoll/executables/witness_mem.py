@@ -22,7 +22,7 @@ from deck.cards.registry import (
     Registry,
 )
 from quizcoll.constants.models import model_constants, model_keys
-from quizcoll.witnesses import mem_kv
+from quizcoll.witnesses import mem_kv, mem_layers
 
 MAX_COUNT = 2**40
 
@@ -143,5 +143,187 @@ def _register_kv(registry: Registry) -> None:
     )
 
 
+_SHORT = {
+    "q": "q_proj",
+    "k": "k_proj",
+    "v": "v_proj",
+    "o": "o_proj",
+    "gate": "gate_proj",
+    "up": "up_proj",
+    "down": "down_proj",
+}
+
+
+def _targets(text: str) -> tuple[str, ...]:
+    if text.strip() == "all":
+        return mem_layers.ATTENTION + mem_layers.MLP
+    names = tuple(t.strip() for t in text.split(","))
+    unknown = [t for t in names if t not in _SHORT]
+    if unknown:
+        raise ArgumentError(f"targets: {unknown[0]!r} is none of all, {', '.join(_SHORT)}")
+    return tuple(_SHORT[t] for t in names)
+
+
+def _model_widths(model: str) -> dict[str, int]:
+    s = cited_shape(model)
+    return {
+        "layers": int(s["layers"]),
+        "hidden": int(s["hidden"]),
+        "q_width": int(s["heads"] * s["head_dim"]),
+        "kv_width": int(s["kv_heads"] * s["head_dim"]),
+        "intermediate": int(s["intermediate"]),
+    }
+
+
+def decoder_layer(
+    hidden: int, kv_width: int, intermediate: int, q_width: int = 0
+) -> dict[str, int]:
+    """A Llama layer's tensors, listed and summed (q width = hidden unless given)."""
+    return mem_layers.layer_parameter_counts(hidden, q_width or hidden, kv_width, intermediate)
+
+
+def lora(
+    rank: int,
+    targets: str,
+    state_bytes: float,
+    model: str | None = None,
+    d_in: int = 0,
+    d_out: int = 0,
+) -> dict[str, float]:
+    """LoRA's A and B on every targeted projection of ``model`` (config.json's shape), or
+    on one ``d_out`` × ``d_in`` matrix."""
+    if model is not None:
+        w = _model_widths(model)
+        adapters = mem_layers.lora_adapters(rank, targets=_targets(targets), **w)
+    elif d_in and d_out:
+        adapters = [("A", (rank, d_in)), ("B", (d_out, rank))]
+    else:
+        raise ArgumentError("give model, or d_in and d_out")
+    return mem_layers.lora_totals(adapters, state_bytes)
+
+
+def nf4(values: int, double_quant: bool = True) -> dict[str, float]:
+    """QLoRA's NF4 storage of ``values`` weights, block by block (the paper's block sizes)."""
+    return mem_layers.nf4_bytes(values, double_quant=double_quant)
+
+
+def logits(model: str, tokens: int, ranks: int, bytes_per_value: float) -> dict[str, float]:
+    """The largest rank's logits with ``model``'s config.json vocabulary split over ``ranks``."""
+    vocab = int(cited_shape(model)["vocab"])
+    return mem_layers.vocab_parallel_logits(tokens, vocab, ranks, bytes_per_value)
+
+
+def _register_layers(registry: Registry) -> None:
+    width = "a width"
+    registry.add_function(
+        "witness.decoder_layer",
+        _refusing(decoder_layer),
+        params=[
+            _int("hidden", "hidden size", maximum=1 << 20),
+            _int("kv_width", "key/value projection width", maximum=1 << 20),
+            _int("intermediate", "MLP width", maximum=1 << 22),
+            _int("q_width", "query width (0: hidden)", minimum=0, maximum=1 << 20, default=0),
+        ],
+        fields=[
+            Field("parameters", Dimension.COUNT, "the layer's tensors' elements"),
+            Field("attention_parameters", Dimension.COUNT, "q, k, v, o"),
+            Field("mlp_parameters", Dimension.COUNT, "gate, up, down"),
+            Field("norm_parameters", Dimension.COUNT, "the two RMSNorm weights"),
+        ],
+        summary="A Llama decoder layer's parameter tensors listed shape by shape and summed",
+    )
+    registry.declare_derivation(
+        "witness.decoder_layer",
+        Derivation.ENUMERATED,
+        "lists LlamaDecoderLayer's nine parameter tensors as [out, in] shapes and sums their "
+        "products (quizcoll.witnesses.mem_layers)",
+    )
+    registry.add_function(
+        "witness.lora",
+        _refusing(lora),
+        params=[
+            _int("rank", "LoRA rank", maximum=4096),
+            Param(
+                "targets", ParamKind.STR, "all, or projections q,k,v,o,gate,up,down", default="q,v"
+            ),
+            Param(
+                "state_bytes",
+                ParamKind.FLOAT,
+                "bytes kept per trainable value",
+                minimum=0.0625,
+                maximum=64,
+                default=16.0,
+            ),
+            _model_param(),
+            _int("d_in", f"inputs of one matrix ({width})", minimum=0, maximum=1 << 22, default=0),
+            _int("d_out", "outputs of one matrix", minimum=0, maximum=1 << 22, default=0),
+        ],
+        fields=[
+            Field("parameters", Dimension.COUNT, "the adapters' elements"),
+            Field("adapted_matrices", Dimension.COUNT, "projections with an A and a B"),
+            Field("state_bytes", Dimension.BYTES, "elements × state bytes"),
+        ],
+        summary="LoRA's A and B matrices listed on every targeted projection and summed",
+    )
+    registry.declare_derivation(
+        "witness.lora",
+        Derivation.ENUMERATED,
+        "lists A [r, in] and B [out, r] for each targeted projection of each layer, shapes "
+        "from config.json, and sums them (quizcoll.witnesses.mem_layers)",
+    )
+    registry.add_function(
+        "witness.nf4",
+        _refusing(nf4),
+        params=[
+            _int("values", "weights quantized", maximum=1 << 44),
+            Param(
+                "double_quant", ParamKind.BOOL, "quantize the block constants again", default=True
+            ),
+        ],
+        fields=[
+            Field("bytes", Dimension.BYTES, "codes and constants"),
+            Field("code_bytes", Dimension.BYTES, "the packed 4-bit codes"),
+            Field("constant_bytes", Dimension.BYTES, "the quantization constants"),
+            Field("blocks", Dimension.COUNT, "blocks of 64 weights"),
+        ],
+        summary="NF4 storage counted block by block (codes, constants, second-level constants)",
+    )
+    registry.declare_derivation(
+        "witness.nf4",
+        Derivation.ENUMERATED,
+        "counts the blocks of 64 weights and the groups of 256 block constants, and the bytes "
+        "of codes and constants each stores (quizcoll.witnesses.mem_layers)",
+    )
+    registry.add_function(
+        "witness.logits",
+        _refusing(logits),
+        params=[
+            Param(
+                "model",
+                ParamKind.STR,
+                "catalog model: its config.json vocabulary",
+                choices=model_keys(),
+            ),
+            _int("tokens", "positions", maximum=1 << 30),
+            _int("ranks", "tensor-parallel ranks splitting the vocabulary", maximum=1024),
+            _bytes_per_value(),
+        ],
+        fields=[
+            Field("bytes", Dimension.BYTES, "the largest rank's logits"),
+            Field("elements", Dimension.COUNT, "the largest rank's logits' elements"),
+            Field("slice", Dimension.COUNT, "the largest vocabulary slice"),
+            Field("total_elements", Dimension.COUNT, "every rank's logits' elements"),
+        ],
+        summary="The logits tensor [tokens, slice] of every rank of a vocabulary split",
+    )
+    registry.declare_derivation(
+        "witness.logits",
+        Derivation.ENUMERATED,
+        "splits config.json's vocabulary into contiguous rank slices and sums each rank's "
+        "[tokens, slice] logits (quizcoll.witnesses.mem_layers)",
+    )
+
+
 def register(registry: Registry) -> None:
     _register_kv(registry)
+    _register_layers(registry)
