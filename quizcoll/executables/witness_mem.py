@@ -21,8 +21,9 @@ from deck.cards.registry import (
     ParamKind,
     Registry,
 )
+from quizcoll.constants.data import figures
 from quizcoll.constants.models import model_constants, model_keys
-from quizcoll.witnesses import mem_kv, mem_layers
+from quizcoll.witnesses import mem_allocator, mem_kv, mem_layers
 
 MAX_COUNT = 2**40
 
@@ -324,6 +325,65 @@ def _register_layers(registry: Registry) -> None:
     )
 
 
+# The allocator's figures as quizcoll/data/training.yaml cites them from
+# c10/cuda/CUDACachingAllocator.cpp (not the calculator's own constants).
+_ALLOC = {
+    "min_block": "alloc_min_block",
+    "small_size": "alloc_small_size",
+    "small_buffer": "alloc_small_buffer",
+    "large_buffer": "alloc_large_buffer",
+    "min_large_alloc": "alloc_min_large_alloc",
+    "round_large": "alloc_round_large",
+}
+
+
+def _allocator_constants() -> mem_allocator.AllocatorConstants:
+    cited = {c.name: c.value for c in figures("training")}
+    return mem_allocator.AllocatorConstants(**{k: int(cited[v]) for k, v in _ALLOC.items()})
+
+
+def allocator(bytes: int, count: int = 1) -> dict[str, float]:
+    """``count`` requests of ``bytes`` replayed on an empty cache, and how many the first
+    segment serves when the requests keep coming."""
+    c = _allocator_constants()
+    state = mem_allocator.replay([int(bytes)] * count, c)
+    return {
+        "reserved_bytes": state.reserved_bytes,
+        "allocated_bytes": state.allocated_bytes,
+        "segments": len(state.segments),
+        "first_segment_bytes": state.segments[0],
+        "first_handed_out_bytes": state.handed_out[0],
+        "served_by_first_segment": mem_allocator.served_by_first_segment(int(bytes), c),
+    }
+
+
+def _register_allocator(registry: Registry) -> None:
+    registry.add_function(
+        "witness.allocator",
+        _refusing(allocator),
+        params=[
+            Param("bytes", ParamKind.BYTES, "bytes of each request", minimum=1, maximum=2**40),
+            _int("count", "requests, all kept", maximum=mem_allocator.MAX_REQUESTS, default=1),
+        ],
+        fields=[
+            Field("reserved_bytes", Dimension.BYTES, "the segments cudaMalloc-ed"),
+            Field("allocated_bytes", Dimension.BYTES, "the blocks handed out"),
+            Field("segments", Dimension.COUNT, "segments cudaMalloc-ed"),
+            Field("first_segment_bytes", Dimension.BYTES, "the first segment's size"),
+            Field("first_handed_out_bytes", Dimension.BYTES, "the first request's block"),
+            Field("served_by_first_segment", Dimension.COUNT, "requests before a second segment"),
+        ],
+        summary="PyTorch's caching allocator replayed request by request on an empty cache",
+    )
+    registry.declare_derivation(
+        "witness.allocator",
+        Derivation.SIMULATED,
+        "replays the requests block by block: best-fit free block or a new segment, split "
+        "when the rest is worth keeping (quizcoll.witnesses.mem_allocator)",
+    )
+
+
 def register(registry: Registry) -> None:
     _register_kv(registry)
     _register_layers(registry)
+    _register_allocator(registry)
