@@ -23,7 +23,7 @@ from deck.cards.registry import (
 )
 from quizcoll.constants.data import figures
 from quizcoll.constants.models import model_constants, model_keys
-from quizcoll.witnesses import mem_allocator, mem_kv, mem_layers
+from quizcoll.witnesses import mem_allocator, mem_kv, mem_layers, mem_sharding
 
 MAX_COUNT = 2**40
 
@@ -383,7 +383,138 @@ def _register_allocator(registry: Registry) -> None:
     )
 
 
+# Storage widths of the formats the sharding cards name (IEEE 754 binary32 and binary16;
+# bfloat16 is 1 + 8 + 7 bits): this module's own record, not the calculators' table.
+_WIDTH = {"fp32": 4, "bf16": 2, "fp16": 2}
+
+
+def _width(name: str, dtype: str) -> int:
+    if dtype not in _WIDTH:
+        raise ArgumentError(f"{name}: {dtype!r} is none of {', '.join(_WIDTH)}")
+    return _WIDTH[dtype]
+
+
+def fsdp(
+    params: int,
+    gpus: int,
+    units: int,
+    shard_size: int = 0,
+    param_dtype: str = "bf16",
+    reduce_dtype: str = "fp32",
+    prefetch: int = 1,
+    reshard_after_forward: bool = True,
+    state_bytes: float = 16.0,
+) -> dict[str, float]:
+    """One FSDP/HSDP step of rank 0, stepped unit by unit (shard group ``shard_size``, or
+    all ``gpus``)."""
+    group = shard_size or gpus
+    if gpus % group:
+        raise ArgumentError(f"shard_size: {group} does not divide {gpus} GPUs")
+    step = mem_sharding.fsdp_step(
+        params,
+        group,
+        units,
+        replicas=gpus // group,
+        prefetch=prefetch,
+        reshard_after_forward=reshard_after_forward,
+        param_bytes=_width("param_dtype", param_dtype),
+        grad_bytes=_width("reduce_dtype", reduce_dtype),
+        state_bytes=state_bytes,
+    )
+    return {
+        "sharded_state_bytes": step.sharded_state_bytes,
+        "forward_peak_bytes": step.forward_peak_bytes,
+        "backward_peak_bytes": step.backward_peak_bytes,
+        "shard_sent_bytes": step.shard_sent_bytes,
+        "replicate_sent_bytes": step.replicate_sent_bytes,
+        "sent_bytes": step.sent_bytes,
+        "all_gathers_per_unit": step.all_gathers,
+    }
+
+
+def optimizer_shards(params: int, ranks: int, replicated: str, sharded: str) -> dict[str, float]:
+    """Rank 0's model states: the ``replicated`` tensors whole, its range of the ``sharded``."""
+
+    def widths(name: str, text: str) -> tuple[int, ...]:
+        return tuple(_width(name, t.strip()) for t in text.split(",") if t.strip())
+
+    return mem_sharding.distributed_optimizer_state(
+        params, ranks, widths("replicated", replicated), widths("sharded", sharded)
+    )
+
+
+def _register_sharding(registry: Registry) -> None:
+    dtypes = tuple(_WIDTH)
+    registry.add_function(
+        "witness.fsdp",
+        _refusing(fsdp),
+        params=[
+            _int("params", "parameters", maximum=1 << 42),
+            _int("gpus", "GPUs", maximum=1 << 16),
+            _int("units", "FSDP units", maximum=4096),
+            _int(
+                "shard_size", "GPUs per shard group (0: all)", minimum=0, maximum=1 << 16, default=0
+            ),
+            Param("param_dtype", ParamKind.STR, "all-gather dtype", choices=dtypes, default="bf16"),
+            Param("reduce_dtype", ParamKind.STR, "gradient dtype", choices=dtypes, default="fp32"),
+            _int("prefetch", "units gathered ahead", minimum=0, maximum=64, default=1),
+            Param(
+                "reshard_after_forward", ParamKind.BOOL, "free units after forward", default=True
+            ),
+            Param(
+                "state_bytes",
+                ParamKind.FLOAT,
+                "sharded bytes per parameter",
+                minimum=1,
+                maximum=64,
+                default=16.0,
+            ),
+        ],
+        fields=[
+            Field("sharded_state_bytes", Dimension.BYTES, "the padded shard of the states"),
+            Field("forward_peak_bytes", Dimension.BYTES, "most held during the forward"),
+            Field("backward_peak_bytes", Dimension.BYTES, "most held during the backward"),
+            Field("shard_sent_bytes", Dimension.BYTES, "sent in the shard group's rings"),
+            Field("replicate_sent_bytes", Dimension.BYTES, "sent in the replicas' rings"),
+            Field("sent_bytes", Dimension.BYTES, "all the rank sends in a step"),
+            Field("all_gathers_per_unit", Dimension.COUNT, "times each unit is gathered"),
+        ],
+        summary="An FSDP/HSDP step stepped unit by unit: memory held and ring chunks sent",
+    )
+    registry.declare_derivation(
+        "witness.fsdp",
+        Derivation.SIMULATED,
+        "walks the forward and backward unit by unit, gathering, prefetching and freeing, "
+        "tracks the bytes held, and steps every all-gather, reduce-scatter and replica "
+        "all-reduce as a ring, chunk by chunk (quizcoll.witnesses.mem_sharding)",
+    )
+    registry.add_function(
+        "witness.optimizer_shards",
+        _refusing(optimizer_shards),
+        params=[
+            _int("params", "parameters", maximum=1 << 42),
+            _int("ranks", "data-parallel ranks", maximum=1 << 16),
+            Param("replicated", ParamKind.STR, "dtypes of the tensors every rank holds whole"),
+            Param("sharded", ParamKind.STR, "dtypes of the tensors split over the ranks"),
+        ],
+        fields=[
+            Field("bytes", Dimension.BYTES, "rank 0's model states"),
+            Field("replicated_bytes", Dimension.BYTES, "the whole tensors"),
+            Field("sharded_bytes", Dimension.BYTES, "rank 0's ranges"),
+            Field("tensors", Dimension.COUNT, "tensors rank 0 holds"),
+        ],
+        summary="The model-state tensors one data-parallel rank holds, whole or its range",
+    )
+    registry.declare_derivation(
+        "witness.optimizer_shards",
+        Derivation.ENUMERATED,
+        "lists the state tensors rank 0 holds: the replicated ones whole and its contiguous "
+        "range of each sharded one (quizcoll.witnesses.mem_sharding)",
+    )
+
+
 def register(registry: Registry) -> None:
     _register_kv(registry)
     _register_layers(registry)
     _register_allocator(registry)
+    _register_sharding(registry)
