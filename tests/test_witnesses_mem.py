@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from quizcoll.witnesses import mem_allocator, mem_kv, mem_layers, mem_sharding
+from quizcoll.witnesses import mem_activations, mem_allocator, mem_kv, mem_layers, mem_sharding
 
 MiB = 1 << 20
 # c10/cuda/CUDACachingAllocator.cpp: kMinBlockSize, kSmallSize, kSmallBuffer, kLargeBuffer,
@@ -170,3 +170,29 @@ def test_distributed_optimizer_by_hand() -> None:
     assert r["replicated_bytes"] == 60
     assert r["sharded_bytes"] == 48
     assert r["tensors"] == 5
+
+
+# ---------------------------------------------------------------- activations
+
+
+def test_gpt_layer_list_gives_the_papers_table_2() -> None:
+    # Korthikanti et al. 2022, Table 2 (per layer, bytes): no parallelism sbh(34 + 5as/h);
+    # tensor parallelism sbh(10 + 24/t + 5as/(ht)); with sequence parallelism and selective
+    # recomputation 34sbh/t; full recomputation 2sbh.
+    s, b, h, a, t = 2048, 2, 4096, 32, 4
+    sbh = s * b * h
+    listed = mem_activations.gpt_layer_saved(s, b, h, a)
+    assert mem_activations.saved_bytes(listed) == sbh * (34 + 5 * a * s / h)
+    assert mem_activations.saved_bytes(listed, t) == sbh * (10 + 24 / t + 5 * a * s / (h * t))
+    selective = mem_activations.gpt_layer_saved(s, b, h, a, "selective")
+    assert mem_activations.saved_bytes(selective, t, sequence_parallel=True) == 34 * sbh / t
+    full = mem_activations.gpt_layer_saved(s, b, h, a, "full")
+    assert mem_activations.saved_bytes(full) == 2 * sbh
+
+
+def test_llama_layer_small_case_by_hand() -> None:
+    # One token, hidden 2, 1 head of 2, 1 KV head, MLP 3, bf16: two norms of
+    # 4·2 + 4 + 2·2 + 2·2 = 20 B; q, k, v, output 4 × 2 × 2 = 16 B; log-sum-exp 4 B;
+    # SwiGLU 4 × 3 × 2 = 24 B.
+    listed = mem_activations.llama_layer_saved(1, 1, 2, 1, 1, 2, 3)
+    assert mem_activations.saved_bytes(listed) == 2 * 20 + 16 + 4 + 24

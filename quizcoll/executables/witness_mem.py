@@ -23,7 +23,7 @@ from deck.cards.registry import (
 )
 from quizcoll.constants.data import figures
 from quizcoll.constants.models import model_constants, model_keys
-from quizcoll.witnesses import mem_allocator, mem_kv, mem_layers, mem_sharding
+from quizcoll.witnesses import mem_activations, mem_allocator, mem_kv, mem_layers, mem_sharding
 
 MAX_COUNT = 2**40
 
@@ -513,8 +513,115 @@ def _register_sharding(registry: Registry) -> None:
     )
 
 
+def gpt_activations(
+    seq_len: int,
+    micro_batch: int,
+    model: str | None = None,
+    hidden: int = 0,
+    heads: int = 0,
+    layers: int = 1,
+    tensor_parallel: int = 1,
+    sequence_parallel: bool = False,
+    recompute: str = "none",
+) -> dict[str, float]:
+    """The paper's GPT layer listed tensor by tensor, with ``model``'s config.json hidden
+    size, heads and layers or the ones given."""
+    if model is not None:
+        shape = cited_shape(model)
+        hidden, heads, layers = int(shape["hidden"]), int(shape["heads"]), int(shape["layers"])
+    if not (hidden and heads):
+        raise ArgumentError("give model, or hidden and heads")
+    saved = mem_activations.gpt_layer_saved(seq_len, micro_batch, hidden, heads, recompute)
+    per_layer = mem_activations.saved_bytes(saved, tensor_parallel, sequence_parallel)
+    return {"per_layer_bytes": per_layer, "total_bytes": per_layer * layers, "tensors": len(saved)}
+
+
+def llama_activations(model: str, seq_len: int, micro_batch: int) -> dict[str, float]:
+    """A Llama-family layer's saved tensors (SDPA, bf16) with config.json's shape."""
+    s = cited_shape(model)
+    saved = mem_activations.llama_layer_saved(
+        seq_len,
+        micro_batch,
+        int(s["hidden"]),
+        int(s["heads"]),
+        int(s["kv_heads"]),
+        int(s["head_dim"]),
+        int(s["intermediate"]),
+    )
+    per_layer = mem_activations.saved_bytes(saved)
+    return {
+        "per_layer_bytes": per_layer,
+        "total_bytes": per_layer * int(s["layers"]),
+        "tensors": len(saved),
+    }
+
+
+def _register_activations(registry: Registry) -> None:
+    seq = _int("seq_len", "sequence length", maximum=1 << 20)
+    mb = _int("micro_batch", "micro-batch", maximum=4096)
+    fields = [
+        Field("per_layer_bytes", Dimension.BYTES, "one layer's saved tensors on one rank"),
+        Field("total_bytes", Dimension.BYTES, "all layers"),
+        Field("tensors", Dimension.COUNT, "saved tensors listed per layer"),
+    ]
+    registry.add_function(
+        "witness.gpt_activations",
+        _refusing(gpt_activations),
+        params=[
+            seq,
+            mb,
+            _model_param(),
+            _int("hidden", "hidden size (or model's)", minimum=0, maximum=1 << 20, default=0),
+            _int("heads", "attention heads (or model's)", minimum=0, maximum=4096, default=0),
+            _int("layers", "layers (or model's)", maximum=1024, default=1),
+            _int("tensor_parallel", "tensor-parallel ranks", maximum=1024, default=1),
+            Param(
+                "sequence_parallel",
+                ParamKind.BOOL,
+                "split the rest along the sequence",
+                default=False,
+            ),
+            Param(
+                "recompute",
+                ParamKind.STR,
+                "none, selective or full",
+                choices=("none", "selective", "full"),
+                default="none",
+            ),
+        ],
+        fields=fields,
+        summary="Korthikanti et al.'s GPT layer: the tensors saved for backward, listed",
+    )
+    registry.declare_derivation(
+        "witness.gpt_activations",
+        Derivation.ENUMERATED,
+        "lists the layer's saved tensors (§4.1) with their shapes, widths and whether tensor "
+        "parallelism splits them, and sums them per rank (quizcoll.witnesses.mem_activations)",
+    )
+    registry.add_function(
+        "witness.llama_activations",
+        _refusing(llama_activations),
+        params=[
+            Param(
+                "model", ParamKind.STR, "catalog model: its config.json shape", choices=model_keys()
+            ),
+            seq,
+            mb,
+        ],
+        fields=fields,
+        summary="A Llama layer's tensors saved for backward under SDPA, listed",
+    )
+    registry.declare_derivation(
+        "witness.llama_activations",
+        Derivation.ENUMERATED,
+        "lists the tensors a Llama layer saves under SDPA (norms, q, k, v, log-sum-exp, "
+        "SwiGLU) with config.json's shape and sums them (quizcoll.witnesses.mem_activations)",
+    )
+
+
 def register(registry: Registry) -> None:
     _register_kv(registry)
     _register_layers(registry)
     _register_allocator(registry)
     _register_sharding(registry)
+    _register_activations(registry)
