@@ -7,7 +7,14 @@ import itertools
 
 import pytest
 
-from quizcoll.witnesses import mem_activations, mem_allocator, mem_kv, mem_layers, mem_sharding
+from quizcoll.witnesses import (
+    mem_activations,
+    mem_allocator,
+    mem_kv,
+    mem_layers,
+    mem_offload,
+    mem_sharding,
+)
 
 MiB = 1 << 20
 # c10/cuda/CUDACachingAllocator.cpp: kMinBlockSize, kSmallSize, kSmallBuffer, kLargeBuffer,
@@ -196,3 +203,23 @@ def test_llama_layer_small_case_by_hand() -> None:
     # SwiGLU 4 × 3 × 2 = 24 B.
     listed = mem_activations.llama_layer_saved(1, 1, 2, 1, 1, 2, 3)
     assert mem_activations.saved_bytes(listed) == 2 * 20 + 16 + 4 + 24
+
+
+# ---------------------------------------------------------------- offload
+
+
+def test_offload_duplex_halves_the_serial_step() -> None:
+    # ZeRO-Offload (Ren et al. 2021 §4.1): 2 B of gradient out and 2 B of parameter back per
+    # parameter. 1e9 parameters at 1e9 B/s: 2 s each way; at once 2 s, one after the other 4 s.
+    duplex = mem_offload.offload_steps(10**9, 1e9, duplex=True)
+    serial = mem_offload.offload_steps(10**9, 1e9, duplex=False)
+    assert duplex.to_cpu_bytes == duplex.to_gpu_bytes == 2e9
+    assert duplex.step_time_s == pytest.approx(2.0)
+    assert serial.step_time_s == pytest.approx(4.0)
+
+
+def test_offload_one_bucket_cannot_overlap_within_a_step() -> None:
+    # With a single bucket the parameters come back only after all gradients went out, but
+    # across steps the return still overlaps the next step's gradients.
+    one = mem_offload.offload_steps(1000, 1000.0, duplex=True, buckets=1)
+    assert one.step_time_s == pytest.approx(2.0)

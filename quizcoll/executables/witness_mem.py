@@ -23,7 +23,14 @@ from deck.cards.registry import (
 )
 from quizcoll.constants.data import figures
 from quizcoll.constants.models import model_constants, model_keys
-from quizcoll.witnesses import mem_activations, mem_allocator, mem_kv, mem_layers, mem_sharding
+from quizcoll.witnesses import (
+    mem_activations,
+    mem_allocator,
+    mem_kv,
+    mem_layers,
+    mem_offload,
+    mem_sharding,
+)
 
 MAX_COUNT = 2**40
 
@@ -619,9 +626,47 @@ def _register_activations(registry: Registry) -> None:
     )
 
 
+def offload(params: int, bandwidth: float, duplex: bool = True) -> dict[str, float]:
+    """ZeRO-Offload's copies (fp16 gradients out, fp16 parameters back) stepped on a clock."""
+    step = mem_offload.offload_steps(params, bandwidth, duplex=duplex)
+    return {
+        "to_cpu_bytes": step.to_cpu_bytes,
+        "to_gpu_bytes": step.to_gpu_bytes,
+        "total_bytes": step.total_bytes,
+        "step_time_s": step.step_time_s,
+    }
+
+
+def _register_offload(registry: Registry) -> None:
+    registry.add_function(
+        "witness.offload",
+        _refusing(offload),
+        params=[
+            _int("params", "parameters", maximum=1 << 42),
+            Param("bandwidth", ParamKind.RATE, "per direction", minimum=1, maximum=1e15),
+            Param("duplex", ParamKind.BOOL, "a copy engine per direction", default=True),
+        ],
+        fields=[
+            Field("to_cpu_bytes", Dimension.BYTES, "gradients copied out per step"),
+            Field("to_gpu_bytes", Dimension.BYTES, "parameters copied back per step"),
+            Field("total_bytes", Dimension.BYTES, "both directions"),
+            Field("step_time_s", Dimension.SECONDS, "a steady-state step's copies"),
+        ],
+        summary="ZeRO-Offload's host copies stepped bucket by bucket on a clock",
+    )
+    registry.declare_derivation(
+        "witness.offload",
+        Derivation.SIMULATED,
+        "steps the copy engines bucket by bucket over several steps (gradients out, "
+        "parameters back once updated) and times a steady-state step "
+        "(quizcoll.witnesses.mem_offload)",
+    )
+
+
 def register(registry: Registry) -> None:
     _register_kv(registry)
     _register_layers(registry)
     _register_allocator(registry)
     _register_sharding(registry)
     _register_activations(registry)
+    _register_offload(registry)
