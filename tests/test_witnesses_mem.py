@@ -10,6 +10,7 @@ import pytest
 from quizcoll.witnesses import (
     mem_activations,
     mem_allocator,
+    mem_formats,
     mem_kv,
     mem_layers,
     mem_offload,
@@ -223,3 +224,28 @@ def test_offload_one_bucket_cannot_overlap_within_a_step() -> None:
     # across steps the return still overlaps the next step's gradients.
     one = mem_offload.offload_steps(1000, 1000.0, duplex=True, buckets=1)
     assert one.step_time_s == pytest.approx(2.0)
+
+
+# ---------------------------------------------------------------- stored weights
+
+
+def test_gguf_blocks_have_ggml_common_sizes() -> None:
+    # llama.cpp ggml-common.h static_asserts: block_q8_0 34 B per 32, block_q4_0 18 B per
+    # 32, block_q4_K 144 B, block_q5_K 176 B and block_q6_K 210 B per 256 weights.
+    printed = {
+        "q8_0": 34 / 32,
+        "q4_0": 18 / 32,
+        "q4_k": 144 / 256,
+        "q5_k": 176 / 256,
+        "q6_k": 210 / 256,
+    }
+    for fmt, per_weight in printed.items():
+        assert mem_formats.stored_bytes(4096 * 256, fmt)["bytes"] == 4096 * 256 * per_weight
+
+
+def test_plain_formats_and_an_odd_count() -> None:
+    n = 3 * mem_formats.CHUNK + 5
+    assert mem_formats.stored_bytes(n, "fp32")["bytes"] == 4 * n
+    assert mem_formats.stored_bytes(n, "bf16")["bytes"] == 2 * n
+    assert mem_formats.stored_bytes(n, "int8")["bytes"] == n
+    assert mem_formats.stored_bytes(7, "int4")["bytes"] == 4  # 7 nibbles take 4 bytes

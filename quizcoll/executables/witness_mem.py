@@ -26,6 +26,7 @@ from quizcoll.constants.models import model_constants, model_keys
 from quizcoll.witnesses import (
     mem_activations,
     mem_allocator,
+    mem_formats,
     mem_kv,
     mem_layers,
     mem_offload,
@@ -663,6 +664,29 @@ def _register_offload(registry: Registry) -> None:
     )
 
 
+def _register_formats(registry: Registry) -> None:
+    registry.add_function(
+        "witness.stored_weights",
+        _refusing(mem_formats.stored_bytes),
+        params=[
+            _int("values", "weights stored", maximum=1 << 44),
+            Param("fmt", ParamKind.STR, "number format or GGUF type", choices=mem_formats.FORMATS),
+        ],
+        fields=[
+            Field("bytes", Dimension.BYTES, "the encoded arrays' nbytes"),
+            Field("bits_per_weight", Dimension.RATIO, "bytes × 8 / values"),
+        ],
+        summary="Weights encoded in a format with numpy and their bytes measured",
+    )
+    registry.declare_derivation(
+        "witness.stored_weights",
+        Derivation.MEASURED,
+        "encodes a chunk of weights with numpy (IEEE dtypes, bf16 as fp32's upper half, int4 "
+        "packed two to a byte, GGUF blocks as ggml-common.h's structs) and reads nbytes "
+        "(quizcoll.witnesses.mem_formats)",
+    )
+
+
 def register(registry: Registry) -> None:
     _register_kv(registry)
     _register_layers(registry)
@@ -670,3 +694,4 @@ def register(registry: Registry) -> None:
     _register_sharding(registry)
     _register_activations(registry)
     _register_offload(registry)
+    _register_formats(registry)
