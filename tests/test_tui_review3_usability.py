@@ -55,3 +55,49 @@ async def test_browse_tags_column_ends_in_an_ellipsis_not_off_screen(tmp_path: P
         tags = [str(table.get_row_at(i)[-1]) for i in range(table.row_count)]
         assert any(t.endswith("…") for t in tags), tags  # a long tag list is shortened
         assert table.max_scroll_x == 0  # and the table fits: nothing is cut at the edge
+
+
+@run_async
+async def test_settings_screen_has_a_title(tmp_path: Path) -> None:
+    from quizcoll.tui.screens.settings import SettingsScreen
+
+    app = make_app(tmp_path / "r.db")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("o")
+        await settle(pilot)
+        assert isinstance(app.screen, SettingsScreen)
+        top = min(app.screen.query(Static), key=lambda w: w.region.y)
+        assert top.region.y == 0 and plain(top).startswith("Settings")
+
+
+@run_async
+async def test_memory_lab_model_select_names_the_config_not_a_catalog_model(
+    tmp_path: Path,
+) -> None:
+    from textual.widgets import Input, Select
+
+    from quizcoll.tui.screens.memory_lab import MemoryLabScreen
+
+    config = Path(__file__).resolve().parent.parent / "quizcoll/memory/models/mistral-7b.json"
+    app = make_app(tmp_path / "r.db")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MemoryLabScreen)
+        model = screen.query_one("#mem-model", Select)
+        screen.query_one("#mem-model", Select).value = "llama-3-70b"
+        await settle(pilot)
+        screen.query_one("#mem-config", Input).value = str(config)
+        await settle(pilot)
+        assert model.disabled
+        assert "llama" not in str(model.selection).lower()  # no catalog name beside the path
+        assert "config.json" in str(model.selection)
+        screen.action_compute()
+        await settle(pilot)
+        assert screen.result is not None and "mistral" in screen.result.label.lower()
+        screen.query_one("#mem-config", Input).value = ""
+        await settle(pilot)
+        assert not model.disabled and model.value == "llama-3-70b"  # the choice comes back
