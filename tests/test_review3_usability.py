@@ -3,9 +3,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from deck.cards.loader import load_text
 from deck.cards.prose import Kind, unproven
+from quizcoll.cli.main import main
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize(
@@ -29,3 +35,19 @@ from deck.cards.prose import Kind, unproven
 )
 def test_imported_text_is_scanned_as_written(text: str, found: list[tuple[Kind, str]]) -> None:
     assert [(u.kind, u.text) for u in unproven(text)] == found
+
+
+def test_anki_round_trip_gives_back_the_decks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """N18: quizcoll → Anki → quizcoll gave decks 'quizcoll-units', 'quizcoll-extra'."""
+    pytest.importorskip("genanki")
+    fixture = ROOT / "tests" / "fixtures" / "export" / "cards.yaml"
+    apkg, back = tmp_path / "out.apkg", tmp_path / "back.yaml"
+    export = ["export", "--format", "apkg", "--cards", str(fixture), "--instances", "1"]
+    assert main([*export, "-o", str(apkg)]) == 0
+    assert main(["import", str(apkg), "-o", str(back)]) == 0, capsys.readouterr().err
+    original, _ = load_text(fixture.read_text(encoding="utf-8"), "cards.yaml")
+    again, problems = load_text(back.read_text(encoding="utf-8"), "back.yaml")
+    assert not problems
+    assert {c.id: c.deck for c in again} == {c.id: c.deck for c in original}
