@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from deck.answers.checking import check_answer
+from deck.cards.instances import draw
 from deck.cards.loader import load_text
 from deck.cards.prose import Kind, unproven
 from quizcoll.cli.main import main
@@ -51,3 +53,84 @@ def test_anki_round_trip_gives_back_the_decks(
     again, problems = load_text(back.read_text(encoding="utf-8"), "back.yaml")
     assert not problems
     assert {c.id: c.deck for c in again} == {c.id: c.deck for c in original}
+
+
+# A node of 8 GPUs with 80 GB each, and the ring all-reduce's bytes per rank (Patarasuk & Yuan
+# 2009: 2(N−1)/N·S) as a formula. Self-contained: the built-in cards are other engineers' work.
+N15_CARDS = """
+deck: n15
+unproven: warn
+cards:
+  - id: node-memory
+    type: numeric
+    front: How much GPU memory has a node of {gpus} GPUs with {mem} each?
+    back: "{answer}"
+    params:
+      gpus: {choices: [8]}
+      mem: {choices: [80], unit: GB}
+    answer: {expr: gpus * mem, unit: GB, tolerance: 0.1%}
+  - id: ring-bytes
+    type: formula
+    front: Bytes each rank sends in a ring all-reduce over N ranks of an S-byte buffer?
+    back: "{answer}"
+    variables:
+      N: {range: [2, 512], integer: true, meaning: ranks}
+      S: {range: [1024, 1073741824], integer: true, meaning: bytes}
+    answer: {formula: "2*(N-1)/N*S"}
+"""
+
+
+def _n15(card_id: str, answer: str):  # type: ignore[no-untyped-def]
+    cards, problems = load_text(N15_CARDS, "n15.yaml")
+    assert not problems, problems
+    card = {c.id: c for c in cards}[card_id]
+    return check_answer(card, draw(card, 0, None), answer, None)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "640 GB",
+        "8*80 GB",  # N15: arithmetic was "unknown unit '*80 GB'"
+        "8 × 80 GB",
+        "(4+4)*80 GB",
+        "2^3*80 GB",
+        "1280/2 GB",
+        "596.05 GiB",
+        "596.05 Gi",  # N15: a binary prefix alone was "unknown unit 'Gi'"
+        "640e9 B",
+    ],
+)
+def test_numeric_answers_in_their_common_spellings(answer: str) -> None:
+    verdict = _n15("node-memory", answer)
+    assert not verdict.invalid and verdict.correct, verdict.feedback
+
+
+def test_wrong_arithmetic_is_judged_on_its_result() -> None:
+    verdict = _n15("node-memory", "8*40 GB")
+    assert not verdict.invalid and not verdict.correct
+    assert "8*40 GB = 320 GB" in verdict.feedback  # what was read, said back
+
+
+@pytest.mark.parametrize(
+    ("answer", "why"),
+    [("640/0 GB", "divides by zero"), ("2^1000 GB", "exponent"), ("8*", "")],
+)
+def test_arithmetic_that_cannot_be_done_is_unreadable(answer: str, why: str) -> None:
+    verdict = _n15("node-memory", answer)
+    assert verdict.invalid and why in verdict.feedback
+
+
+@pytest.mark.parametrize(
+    "answer", ["2*(N-1)/N*S bytes", "2*(N-1)/N*S B", "2*(N-1)*S/N bytes", "2*(N-1)/N*S"]
+)
+def test_a_unit_after_a_formula_is_set_aside(answer: str) -> None:
+    """N15: "(N-1)/N*S bytes" was "unknown variable 'bytes'"."""
+    verdict = _n15("ring-bytes", answer)
+    assert not verdict.invalid and verdict.correct, verdict.feedback
+
+
+def test_a_variable_after_a_formula_is_not_taken_for_a_unit() -> None:
+    verdict = _n15("ring-bytes", "2*(N-1)/N S")  # S is the card's variable: "… times S"
+    assert verdict.correct and "set aside" not in verdict.feedback
+    assert not _n15("ring-bytes", "2*(N-1)/N s").correct  # the unit s is set aside: no S
