@@ -33,7 +33,8 @@ def load(
     folder when None. Built-in files are named ``cards/FILE.yaml`` in messages, the user's
     by their full path. ``jobs`` > 1 loads files in forked processes: only for a
     command-line process, never from the running TUI (see :mod:`deck.base.forking`)."""
-    from quizcoll.compiled import LazyRegistry, cached_load, card_files
+    from quizcoll.compiled import cached_load, card_files
+    from quizcoll.lazyregistry import LazyRegistry
 
     # Built on first use: a cached collection for `list` or `stats` needs no executable.
     registry: Registry = LazyRegistry()  # type: ignore[assignment]

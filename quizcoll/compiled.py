@@ -16,8 +16,9 @@ miss and is replaced. At most :data:`MAX_FILES` keys are kept (the oldest are re
 The folder is the user's own (like ``__pycache__``): a file there is trusted as much as
 the code the user runs. ``QUIZCOLL_NO_CACHE=1`` turns the cache off.
 
-The registry is built lazily (:class:`LazyRegistry`): a cache hit for a command that runs
-no executable (``list``, ``stats``) never imports the simulators and calculators.
+The registry is built lazily (:class:`quizcoll.lazyregistry.LazyRegistry`): a cache hit for a
+command that runs no executable (``list``, ``stats``) never imports the simulators and
+calculators, and one that runs a card imports only that card's executables.
 """
 
 from __future__ import annotations
@@ -30,39 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from deck.cards.model import Collection
-from deck.cards.registry import Registry
 
 FORMAT = b"quizcoll-collection-1\n"
 MAX_CACHE_BYTES = 64 * 1024 * 1024  # 500 cards pickle to about 2 MB
 MAX_FILES = 4  # the default collection, and a few --cards selections
 DATA_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".csv")
-
-
-class LazyRegistry:
-    """The application's registry, built on first use (see the module docstring)."""
-
-    _built: Registry | None = None
-
-    def real(self) -> Registry:
-        # Built once per lazy registry: a fresh build for every attribute would drop the
-        # registry's remembered results and cost a whole build each call.
-        if self._built is None:
-            from quizcoll.executables import build_registry
-
-            self._built = build_registry()
-        return self._built
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.real(), name)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.real()
-
-    def __iter__(self) -> Any:
-        return iter(self.real())
-
-    def __len__(self) -> int:
-        return len(self.real())
 
 
 def cache_dir() -> Path:

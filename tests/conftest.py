@@ -1,4 +1,5 @@
-"""Test-session set-up: the tests' caches stay out of the user's home.
+"""Test-session set-up: the tests' caches stay out of the user's home, and no property
+test has a deadline (a test must not depend on how fast the machine is).
 
 ``quizcoll check`` remembers proofs in the user cache directory (XDG_CACHE_HOME on
 Linux); the suite, and the commands it runs in subprocesses, use a folder of its own.
@@ -11,6 +12,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Hypothesis's default 200 ms deadline per example is a timed assertion: on a loaded 2-core
+# machine a correct checker misses it. Every property test runs without one.
+settings.register_profile("quizcoll", deadline=None)
+settings.load_profile("quizcoll")
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -200,7 +200,7 @@ def _solve_numeric(
     values = {"answer": Value(value, dim)}
     if result is not None:
         extra.update({f"result.{k}": _format_result(v) for k, v in result.items() if _simple(v)})
-        ex = registry.get(a.computation.run) if registry and a.computation else None
+        ex = registry.get(a.computation.run) if registry is not None and a.computation else None
         for k, v in result.items():
             if _simple(v):
                 f = ex.field_(k) if ex is not None else None

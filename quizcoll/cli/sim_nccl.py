@@ -222,7 +222,10 @@ def _measured(doc: dict[str, Any], choice: Any) -> None:
             "launch_s": p.launch_us * 1e-6,
             "k_latency": p.k_latency,
             "step_s": p.step_us * 1e-6,
-            "k_fill": p.k_fill,
+            "k_fill": p.k_fill(choice),
+            "k_fill_by_family": dict(
+                zip(measured.FAMILIES, (p.k_fill_ring, p.k_fill_tree, p.k_fill_nvls), strict=True)
+            ),
             "chunk_bytes": p.chunk,
         },
     )

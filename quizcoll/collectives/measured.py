@@ -5,16 +5,23 @@ algorithm; a real run also pays a launch, a proxy/network overhead per network s
 the pipeline's fill before the first chunk reaches the far end. The measured model keeps
 the tuner's choice and prices it as
 
-    t = launch + k_lat · latency + S / bandwidth + step · network_steps + k_fill · fill
+    t = launch + k_lat · latency + S / bandwidth + step · network_steps + k_fill[family] · fill
 
 with the tuner's own latency and bandwidth of its pick, ``fill = depth · min(chunk,
 piece) / channel bandwidth`` (``depth``: the pipeline's stages — 2(n−1) ring steps,
 2·(chain + log2 nodes) tree hops, 2 for NVLS) and ``network_steps`` the pick's
-network crossings. The four coefficients and the chunk are fitted by :func:`fit` to the
-published sweeps of ``data/nccl_tests_published.yaml`` on InfiniBand and RoCE (least
-squares on the relative error, every coefficient ≥ 0, the chunk on a grid). :func:`errors` judges every row with the model
-fitted to the *other* systems (leave one system out: the held-out error) or to all of
-them, and :func:`summary` splits the errors by size class; :func:`per_system` by system.
+network crossings. The fill has one coefficient per algorithm family (:data:`FAMILIES`:
+Ring; Tree; NVLS, NVLSTree and the other switch-assisted algorithms), because the three
+pipelines fill differently: a ring's stage carries S/(ranks · channels) and is soon below
+the chunk, so its fill is small and the tuner's ring bandwidth already absorbs it; a
+tree's hops each forward a whole chunk; an NVLS pipeline (reduce-scatter through the
+switch, then the network tree for NVLSTree, then the all-gather) waits a chunk at each of
+its stages before the switch streams. The six coefficients and the chunk are fitted by
+:func:`fit` to the published sweeps of ``data/nccl_tests_published.yaml`` on InfiniBand
+and RoCE (least squares on the relative error, every coefficient ≥ 0, the chunk on a
+grid). :func:`errors` judges every row with the model fitted to the *other* groups of
+systems (leave one cluster out: the held-out error) or to all of them, and
+:func:`summary` splits the errors by size class; :func:`per_system` by system.
 """
 
 from __future__ import annotations
@@ -43,22 +50,46 @@ SIZE_CLASSES: tuple[tuple[str, int, int], ...] = (
 # The shared fit learns from these transports; a system on another one (Google's
 # GPUDirect-TCPXO) is only judged, never fitted: NCCL's network constants describe IB.
 FITTED_TRANSPORTS = ("ib", "roce")
-COLUMNS = ("launch", "latency", "network_steps", "fill")
+FAMILIES = ("ring", "tree", "nvls")  # the fill's coefficient per algorithm family
+COLUMNS = ("launch", "latency", "network_steps", *(f"fill_{f}" for f in FAMILIES))
 
 
 @dataclass(frozen=True)
 class Params:
-    """Fitted coefficients: launch (µs), latency scale, µs per network step, fill scale,
-    and the pipeline chunk (bytes). The bandwidth term is the tuner's own (scale 1)."""
+    """Fitted coefficients: launch (µs), latency scale, µs per network step, the fill's
+    scale for Ring, Tree and NVLS-family picks, and the pipeline chunk (bytes). The
+    bandwidth term is the tuner's own (scale 1)."""
 
     launch_us: float
     k_latency: float
     step_us: float
-    k_fill: float
+    k_fill_ring: float
+    k_fill_tree: float
+    k_fill_nvls: float
     chunk: int
 
     def coefficients(self) -> np.ndarray:
-        return np.array([self.launch_us, self.k_latency, self.step_us, self.k_fill])
+        return np.array(
+            [
+                self.launch_us,
+                self.k_latency,
+                self.step_us,
+                self.k_fill_ring,
+                self.k_fill_tree,
+                self.k_fill_nvls,
+            ]
+        )
+
+    def k_fill(self, choice: nccl.Choice) -> float:
+        """The fill's scale for the family of ``choice``'s algorithm."""
+        return float(self.coefficients()[3 + _family(choice)])
+
+
+def _family(choice: nccl.Choice) -> int:
+    """Index in :data:`FAMILIES` of the pick's algorithm (NVLS, NVLSTree, CollNet and PAT
+    share the switch-assisted pipeline's coefficient)."""
+    algo = choice.best.entry.algorithm
+    return 0 if algo is Algorithm.RING else 1 if algo is Algorithm.TREE else 2
 
 
 @dataclass(frozen=True)
@@ -114,7 +145,9 @@ def terms(choice: nccl.Choice, chunk: int) -> tuple[np.ndarray, float]:
     stage = choice.nbytes / (channels * (choice.topology.ranks if ring else 1))
     fill = depth * min(chunk, stage) / (1000 * per_channel)
     wire = choice.nbytes / (1000 * e.bandwidth)
-    return np.array([1.0, e.latency_us, float(net), fill]), wire
+    fills = [0.0] * len(FAMILIES)
+    fills[_family(choice)] = fill
+    return np.array([1.0, e.latency_us, float(net), *fills]), wire
 
 
 def _choice(system: System, row: Row) -> nccl.Choice:
@@ -134,7 +167,7 @@ def measured_time_us(system: System, row: Row) -> float:
 
 def _nnls(design: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, float]:
     """Least squares with every coefficient ≥ 0, by trying each subset of the columns
-    (four columns: 15 subsets), keeping the best feasible one."""
+    (six columns: 63 subsets), keeping the best feasible one."""
     best, best_sse = np.zeros(design.shape[1]), float(np.sum(target**2))
     cols = [c for c in range(design.shape[1]) if design[:, c].any()]
     for k in range(1, len(cols) + 1):
@@ -181,16 +214,25 @@ def fitted() -> Params:
 
 @functools.cache
 def held_out() -> dict[str, Params]:
-    """For each system, the model fitted to all the *other* systems."""
+    """For each system, the model fitted to the systems of the *other* groups (a run's
+    sibling on the same cluster, or from the same post, is left out with it)."""
     every = systems()
-    return {s.id: fit(tuple(o for o in every if o.id != s.id)) for s in every}
+    fits = {g: fit(tuple(o for o in every if o.cluster != g)) for g in {s.cluster for s in every}}
+    return {s.id: fits[s.cluster] for s in every}
 
 
 def price(choice: nccl.Choice, params: Params) -> dict[str, float]:
-    """The measured model's terms (µs) for a choice already made."""
+    """The measured model's terms (µs) for a choice already made: launch, latency,
+    network_steps, fill (the pick's family's) and bandwidth."""
     t, wire = terms(choice, params.chunk)
-    parts = t * params.coefficients()
-    return dict(zip(COLUMNS, (float(x) for x in parts), strict=True)) | {"bandwidth": wire}
+    launch, latency, steps, *fills = (float(x) for x in t * params.coefficients())
+    return {
+        "launch": launch,
+        "latency": latency,
+        "network_steps": steps,
+        "fill": sum(fills),
+        "bandwidth": wire,
+    }
 
 
 def predict(
@@ -246,6 +288,14 @@ def errors(*, held: bool = True) -> tuple[RowError, ...]:
             model = sum(price(c, p).values())
             out.append(RowError(s, r, measured_time_us(s, r), model, c.best.time_us, c.best_name))
     return tuple(out)
+
+
+def on_fitted_transports(
+    errs: tuple[RowError, ...], *, fitted: bool = True
+) -> tuple[RowError, ...]:
+    """The rows of systems on :data:`FITTED_TRANSPORTS` (InfiniBand, RoCE, and NVLink
+    alone) — where the goals are judged — or, with ``fitted=False``, the others (TCPXO)."""
+    return tuple(e for e in errs if (e.system.transport in FITTED_TRANSPORTS) == fitted)
 
 
 def size_class(size: int) -> str:

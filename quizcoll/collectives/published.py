@@ -2,7 +2,7 @@
 
 Each :class:`System` is one published run: the cluster as :func:`~.nccl.topology` knows it,
 the network's transport (``ib``, ``roce`` or ``tcpxo``), the NCCL version and algorithm when the source states them, the source URL
-and a quote, and the rows as printed (bytes per rank, out-of-place µs, busbw GB/s).
+and a quote, the group of runs it shares a cluster or a post with, and the rows as printed (bytes per rank, out-of-place µs, busbw GB/s).
 Loading is bounded (file size, row count) and every field is validated; a broken file is a
 :class:`PublishedDataError` naming the system and field.
 """
@@ -49,6 +49,12 @@ class System:
     url: str
     quote: str
     rows: tuple[Row, ...]
+    group: str = ""  # runs on one cluster or from one post (held out together); "" = the id
+
+    @property
+    def cluster(self) -> str:
+        """The held-out unit: the group, or the system itself."""
+        return self.group or self.id
 
     def topology(self) -> Topology:
         return topology(**self.options)
@@ -116,6 +122,7 @@ def _system(doc: Any, index: int) -> System:
         url=url,
         quote=str(_text(doc, "quote", where)),
         rows=parsed,
+        group=str(_text(doc, "group", where, optional=True) or ""),
     )
     try:
         system.topology()

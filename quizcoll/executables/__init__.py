@@ -70,10 +70,23 @@ def witness_modules() -> tuple[str, ...]:
 
 
 def build_registry() -> Registry:
+    return build_indexed_registry()[0]
+
+
+def build_indexed_registry() -> tuple[Registry, dict[str, str], tuple[str, ...]]:
+    """The whole registry; which submodule registered each executable; and the submodules
+    that register mistake detectors (the index that lets
+    :class:`quizcoll.lazyregistry.LazyRegistry` import only what a command runs)."""
     registry = Registry(refusals=calculator_refusals)
+    modules: dict[str, str] = {}
+    detecting: list[str] = []
     for name in (*MODULES, *witness_modules()):
+        detectors = len(registry.detectors)
         importlib.import_module(f"quizcoll.executables.{name}").register(registry)
-    return registry
+        modules.update({n: name for n in registry.names() if n not in modules})
+        if len(registry.detectors) > detectors:
+            detecting.append(name)
+    return registry, modules, tuple(detecting)
 
 
 def refusals_as_argument_errors(
