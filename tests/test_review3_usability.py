@@ -114,11 +114,21 @@ def test_wrong_arithmetic_is_judged_on_its_result() -> None:
 
 @pytest.mark.parametrize(
     ("answer", "why"),
-    [("640/0 GB", "divides by zero"), ("2^1000 GB", "exponent"), ("8*", "")],
+    [
+        ("640/0 GB", "divides by zero"),
+        ("2^1000 GB", "exponent"),
+        ("8*", ""),
+        ("600-700 GB", "range"),  # a range, not 600 − 700 = −100 GB "of the wrong sign"
+        ("600 – 700 GB", "range"),
+    ],
 )
 def test_arithmetic_that_cannot_be_done_is_unreadable(answer: str, why: str) -> None:
     verdict = _n15("node-memory", answer)
     assert verdict.invalid and why in verdict.feedback
+
+
+def test_a_difference_that_is_no_range_is_worked_out() -> None:
+    assert not _n15("node-memory", "700-60 GB").invalid
 
 
 @pytest.mark.parametrize(

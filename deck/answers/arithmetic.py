@@ -21,6 +21,9 @@ _TOKEN = re.compile(
 _OPS = {"−": "-", "×": "*", "·": "*", "÷": "/", "**": "^"}
 _CONTEXT = Context(prec=40, Emax=999, Emin=-999, traps=[DivisionByZero, InvalidOperation, Overflow])
 _LIMIT = Decimal(f"{MAX_MAGNITUDE:g}")
+# "7-8 GB", "7 – 8 GB": two plain numbers with a dash between them, the smaller first, is
+# how people write a range, not a subtraction that comes out negative.
+_RANGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[-–−]\s*(\d+(?:\.\d+)?)(?:\s*[^\d\s*×·/÷^()+\-−].*)?$")
 MAX_POWER = 64  # 2^64 and 10^30 read; an exponent beyond this is no answer anyone types
 
 
@@ -131,7 +134,10 @@ def worked_out(text: str) -> tuple[str, str] | None:
     ``("136", "GB")``), or None when it holds no operator between two numbers.
 
     Raises :class:`~deck.units.UnitError` for arithmetic that cannot be done (a division by
-    zero, a result beyond the number range)."""
+    zero, a result beyond the number range, a range such as ``7-8 GB``)."""
+    m = _RANGE.match(text)
+    if m and float(m.group(1)) < float(m.group(2)):
+        raise UnitError(f"{text.strip()} reads as a range; type one value")
     tokens, ends = _tokens(text)
     for n in range(len(tokens), 0, -1):  # the longest prefix that is a whole expression
         parser = _Parser(tokens[:n])
