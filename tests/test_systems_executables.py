@@ -3,6 +3,8 @@ and turns bad arguments into one-line ArgumentErrors."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from deck.cards.registry import ArgumentError, Dimension
@@ -92,7 +94,9 @@ def test_every_systems_executable_is_exercised() -> None:
 
 
 @pytest.mark.parametrize(("name", "args"), sorted(CALLS.items()))
-def test_call_and_explain(name: str, args: dict) -> None:
+def test_contract_fields_typed_finite_and_explained(name: str, args: dict) -> None:
+    """The registry contract (bounded parameters, declared fields present, typed, finite,
+    one-line explanation); values are held by the cards' proofs and the unit tables."""
     registry = build_registry()
     ex = registry.get(name)
     assert ex.summary and all(p.help for p in ex.params) and all(f.help for f in ex.fields)
@@ -106,6 +110,7 @@ def test_call_and_explain(name: str, args: dict) -> None:
             assert isinstance(value, str) and value
         else:
             assert isinstance(value, int | float) and not isinstance(value, bool)
+            assert math.isfinite(value), (name, f.name, value)
             assert value >= 0 or f.name == "headroom_bits", (name, f.name, value)
     assert ex.explain is not None
     text = ex.explain(ex.bind(args), result)

@@ -24,20 +24,27 @@ from deck.proving.failures import Failure
 
 # A number as sources print it: 143771, 143,771, 6.6, 1.25e-3, 0.92 (no sign: "−" varies).
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+|(?=\.\d))(\.\d+)?(?:[eE]([-+]?\d+))?")
+# A product as source code prints a size: 1024 * 1024, 16 * 1024 * 1024, 2 × 1024.
+_PRODUCT = re.compile(r"(?<![\w.])\d+(?:\s*[*×]\s*\d+)+(?![\w.])")
 _BOOLEAN = re.compile(r"\b(true|false)\b")  # JSON's booleans: a config's flags are figures too
 _REL = 1e-9
 MAX_QUOTE_CHARS = 2000
 
 
 def printed_numbers(quote: str) -> list[float]:
-    """Every number ``quote`` prints, in order (thousands separators read as such; JSON's
-    ``true``/``false`` as 1/0, after the numbers)."""
+    """Every number ``quote`` prints, in order (thousands separators read as such), then
+    the value of each product of integers it prints (``1024 * 1024``, as source code writes
+    a size), then JSON's ``true``/``false`` as 1/0."""
     out = []
     text = quote[:MAX_QUOTE_CHARS]
     for m in _NUMBER.finditer(text):
         digits = (m.group(1).replace(",", "") or "0") + (m.group(2) or "")
         exponent = m.group(3)
         out.append(float(digits) * (10.0 ** int(exponent) if exponent else 1.0))
+    for m in _PRODUCT.finditer(text):
+        factors = re.split(r"\s*[*×]\s*", m.group(0))
+        if all(len(f) <= 12 for f in factors):  # a size, not a digit string to overflow on
+            out.append(float(math.prod(int(f) for f in factors)))
     out += [1.0 if m.group(1) == "true" else 0.0 for m in _BOOLEAN.finditer(text)]
     return out
 

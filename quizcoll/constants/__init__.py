@@ -74,6 +74,7 @@ QUOTED_IN_SOURCE: frozenset[str] = frozenset(
         "cuda_context_low",
         "ddp_bucket_cap",
         "ddp_bucket_cap_default",
+        "ddp_first_bucket",
         "deepseek_v2_kv_reduction",
         "deepseek_v3_comm_sms",
         "deepseek_v3_ib_bandwidth",

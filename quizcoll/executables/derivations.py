@@ -47,6 +47,30 @@ DERIVATIONS: tuple[tuple[str, Derivation, str], ...] = (
     ("memory.model_params", D.ENUMERATED, "counts the config's tensors one by one"),
     ("memory.model_weights", D.ENUMERATED, "sums the bytes of the config's tensors one by one"),
     ("serving.speculative", D.ENUMERATED, "sums the acceptance distribution term by term"),
+    (
+        "attention.traffic",
+        D.ENUMERATED,
+        "replays the kernel's loads and stores tile by tile into a ledger, skipping the tiles "
+        "the causal mask removes (quizcoll.systems.attention_io.walk)",
+    ),
+    (
+        "moe.experts_touched",
+        D.SIMULATED,
+        "steps the exact Markov chain of distinct experts touched, one token at a time "
+        "(quizcoll.systems.moe_decode.touched_distribution)",
+    ),
+    (
+        "occupancy.draws_for",
+        D.SEARCHED,
+        "steps the exact chain of bins reached one draw at a time until the expected reach "
+        "gets there (quizcoll.systems.occupancy.draws_for)",
+    ),
+    (
+        "quant.crossover",
+        D.SEARCHED,
+        "tries every batch in turn on the step model (quizcoll.systems.quant_roofline."
+        "first_batch_where, first_compute_bound)",
+    ),
 )
 
 
