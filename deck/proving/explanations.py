@@ -8,6 +8,14 @@ explanation of each drawn instance with the same scan as card text
 (:func:`deck.cards.prose.unproven`) and traces every number it finds to a proven value of
 that instance, within the rounding of its display; what traces to nothing is reported.
 
+A product of proven figures ("1.875 × 512.00 MiB", where the card proves the factor and
+the size) is a proven figure shown in a form the plain scan does not read: it traces when
+every factor does (:func:`_factors`).
+
+:func:`explanation_failures` turns the untraced numbers into ``check`` failures, one line
+each; ``check --explanations`` asks for them, and :data:`FAIL_ON_UNTRACED` is the one switch
+that makes plain ``check`` ask too.
+
 ``{=result.FIELD}`` spans are the same question asked of the card's own text: a result
 field is proven only when a claim of the card runs the same executable for that field
 (:func:`proven_result_fields`).
@@ -27,11 +35,18 @@ from deck.cards.instances import draw
 from deck.cards.model import Card, CardType
 from deck.cards.prose import Kind, unproven
 from deck.cards.registry import Registry
+from deck.proving.failures import Failure
+
+# The one switch: True makes every ``check`` fail on an untraced explanation number (today
+# only ``check --explanations`` does).
+FAIL_ON_UNTRACED = False
 
 # Shown figures round to 3–4 significant digits ("3.4 µs", "80.00 GiB"): a match within 2%
 # is the same figure; a wrong figure in an explanation is off by far more.
 _REL = 0.02
 _LEADING = re.compile(r"\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+# "A × B" (or "A·B"): two figures multiplied, each with its own unit or none.
+_PRODUCT = re.compile(r"^\s*(?P<a>\d[^×·]*?)\s*[×·]\s*(?P<b>\d[^×·]*?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -40,6 +55,7 @@ class ExplainedNumber:
     seed: int
     text: str
     proven: bool
+    run: str = ""  # the executable whose explain printed it
 
 
 def proven_result_fields(card: Card) -> frozenset[str]:
@@ -94,12 +110,61 @@ def explanation_numbers(
             if k in fields and isinstance(v, int | float) and not isinstance(v, bool)
         ]
         known += cited
+        floats = [float(k) for k in known]
         for item in unproven(sol.explanation, terms):
             if item.kind is not Kind.NUMBER:
                 continue
-            value = _value(item.text)
-            ok = value is not None and any(_close(value, float(k)) for k in known)
-            out.append(ExplainedNumber(card.id, inst.seed, item.text, ok))
+            ok = traces(item.text, floats)
+            out.append(
+                ExplainedNumber(card.id, inst.seed, item.text, ok, card.answer.computation.run)
+            )
+    return out
+
+
+def traces(text: str, known: Iterable[float]) -> bool:
+    """Whether the scanned number ``text`` shows a value of ``known`` (within display
+    rounding), or is a product whose every factor does."""
+    values = list(known)
+    value = _value(text)
+    if value is not None and any(_close(value, k) for k in values):
+        return True
+    parts = _factors(text)
+    return bool(parts) and all(any(_close(p, k) for k in values) for p in parts)
+
+
+def _factors(text: str) -> list[float]:
+    """The two figures of a product "A × B" ("1.875 × 512.00 MiB" → 1.875, 536870912), or
+    [] when ``text`` is not one."""
+    m = _PRODUCT.match(text)
+    if m is None:
+        return []
+    a, b = _value(m.group("a")), _value(m.group("b"))
+    return [a, b] if a is not None and b is not None else []
+
+
+def explanation_failures(
+    card: Card, registry: Registry | None, seeds: Iterable[int] = (0, 1)
+) -> list[Failure]:
+    """One failure per untraced number of the card's explanations (per seed, each number
+    once), located at the card's answer."""
+    a = card.answer
+    where = (a.location if a is not None else None) or card.location
+    out: list[Failure] = []
+    seen: set[tuple[int, str]] = set()
+    for n in explanation_numbers(card, registry, seeds):
+        if n.proven or (n.seed, n.text) in seen:
+            continue
+        seen.add((n.seed, n.text))
+        out.append(
+            Failure(
+                card.id,
+                where,
+                f"explanation (seed {n.seed})",
+                f"untraced number {n.text!r} in {n.run}'s explain (no proven value of the "
+                "instance shows it: answer, parameter, fact, cited constant, held field)",
+                warning=card.unproven == "warn",
+            )
+        )
     return out
 
 
