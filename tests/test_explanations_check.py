@@ -37,8 +37,10 @@ cards:
       unit: MiB
       expect: "2*(N-1)/N*S"
 """
-# Patarasuk & Yuan 2009: each rank sends 2(N-1) chunks of S/N; held here against the
-# simulated schedule over a sweep, so the factor the explanation prints is proven.
+# Patarasuk & Yuan 2009: each rank sends 2(N-1) chunks of S/N in 2(N-1) rounds, so the
+# ring's α-β time is 2(N-1)·α + 2(N-1)/N·S/β; nccl-tests (doc/PERFORMANCE.md) defines
+# algbw = S/t and busbw = algbw·2(N-1)/N. Held against the simulated schedule, these prove
+# every figure the explanation prints.
 FACTOR = """\
     verify:
       - run: collectives.all_reduce
@@ -47,6 +49,24 @@ FACTOR = """\
         field: traffic_factor
         expect: "2*(M-1)/M"
         where: {M: [2, 4, 8, 64]}
+      - name: t
+        run: collectives.all_reduce
+        args: {ranks: "{N}", size: "{S}", algorithm: ring}
+        field: time_s
+        expect: "2*(N-1)*nvlink_latency + 2*(N-1)/N*S/nvlink_bandwidth"
+        tolerance: 1%
+      - name: algbw
+        run: collectives.all_reduce
+        args: {ranks: "{N}", size: "{S}", algorithm: ring}
+        field: algbw
+        expect: "S/t"
+        tolerance: 1%
+      - name: busbw
+        run: collectives.all_reduce
+        args: {ranks: "{N}", size: "{S}", algorithm: ring}
+        field: busbw
+        expect: "S/t*2*(N-1)/N"
+        tolerance: 1%
 """
 
 
@@ -97,3 +117,12 @@ def test_check_explanations_flag_fails_from_the_command_line(tmp_path: Path) -> 
     )
     assert strict.returncode == 1
     assert "untraced number '× 1.5'" in strict.stderr
+
+
+def test_a_constant_traces_only_in_its_own_dimension() -> None:
+    from deck.units import Dim
+
+    rate, count = (63e9, Dim.RATE), (63e9, None)
+    assert traces("63.00 GB/s", [], [rate])
+    assert not traces("63.00 GB/s", [], [count])  # a count that reads 63 G is not a rate
+    assert traces("63e9", [], [rate])  # a bare figure names no dimension

@@ -74,11 +74,21 @@ def proven_result_fields(card: Card) -> frozenset[str]:
 def _value(text: str) -> float | None:
     """The figure a scanned number shows: a quantity with its unit, else its leading number
     ("16 ranks" → 16, "× 8 KV" → 8)."""
+    return _reading(text)[0]
+
+
+def _reading(text: str) -> tuple[float | None, units.Dim | None]:
+    """The figure a scanned number shows and the dimension its unit names (None: no unit,
+    or a count or ratio)."""
     try:
-        return units.parse_quantity(text).value
+        q = units.parse_quantity(text)
     except units.UnitError:
         m = _LEADING.search(text)
-        return float(m.group().replace(",", "")) if m else None
+        return (float(m.group().replace(",", "")) if m else None), None
+    return q.value, (q.dim if q.dim in _UNIT_DIMS else None)
+
+
+_UNIT_DIMS = frozenset({units.Dim.BYTES, units.Dim.RATE, units.Dim.SECONDS})
 
 
 def explanation_numbers(
@@ -90,8 +100,15 @@ def explanation_numbers(
     if card.answer.computation is None:
         return []
     fields = proven_result_fields(card)
+    own = set(card.facts())
     terms = registry.terms
-    cited = [c.value for c in registry.constants.values() if c.cited]
+    # A cited constant is known with its dimension: "63.83 GB/s" is not a parameter count
+    # that happens to read 63.83 G (hundreds of constants make such coincidences common).
+    cited = [
+        (float(c.value), c.dimension if c.dimension in _UNIT_DIMS else None)
+        for c in registry.constants.values()
+        if c.cited and isinstance(c.value, int | float) and not isinstance(c.value, bool)
+    ]
     out: list[ExplainedNumber] = []
     for seed in seeds if card.params else (0,):
         try:
@@ -103,43 +120,60 @@ def explanation_numbers(
             continue
         known = [sol.value] if sol.value is not None else []
         known += [v for v in inst.values.values() if isinstance(v, int | float)]
-        known += [f.value for f in inst.facts.values() if isinstance(f.value, int | float)]
+        # The instance's span values hold every constant too, derived ones included: only
+        # the card's own facts are proven (cited constants come below, with their dimension).
+        known += [
+            f.value
+            for name, f in inst.facts.items()
+            if name in own and isinstance(f.value, int | float) and not isinstance(f.value, bool)
+        ]
         known += [
             v
             for k, v in (sol.result or {}).items()
             if k in fields and isinstance(v, int | float) and not isinstance(v, bool)
         ]
-        known += cited
-        floats = [float(k) for k in known]
         for item in unproven(sol.explanation, terms):
             if item.kind is not Kind.NUMBER:
                 continue
-            ok = traces(item.text, floats)
+            ok = traces(item.text, known, cited)
             out.append(
                 ExplainedNumber(card.id, inst.seed, item.text, ok, card.answer.computation.run)
             )
     return out
 
 
-def traces(text: str, known: Iterable[float]) -> bool:
+def traces(
+    text: str,
+    known: Iterable[float],
+    constants: Iterable[tuple[float, units.Dim | None]] = (),
+) -> bool:
     """Whether the scanned number ``text`` shows a value of ``known`` (within display
-    rounding), or is a product whose every factor does."""
-    values = list(known)
-    value = _value(text)
-    if value is not None and any(_close(value, k) for k in values):
+    rounding) or of a constant of the dimension its unit names, or is a product whose every
+    factor does."""
+    values = [float(k) for k in known]
+    dimensioned = list(constants)
+
+    def shown(reading: tuple[float | None, units.Dim | None]) -> bool:
+        value, dim = reading
+        if value is None:
+            return False
+        return any(_close(value, k) for k in values) or any(
+            _close(value, k) for k, d in dimensioned if dim is None or d == dim
+        )
+
+    if shown(_reading(text)):
         return True
     parts = _factors(text)
-    return bool(parts) and all(any(_close(p, k) for k in values) for p in parts)
+    return bool(parts) and all(shown(p) for p in parts)
 
 
-def _factors(text: str) -> list[float]:
-    """The two figures of a product "A × B" ("1.875 × 512.00 MiB" → 1.875, 536870912), or
-    [] when ``text`` is not one."""
+def _factors(text: str) -> list[tuple[float | None, units.Dim | None]]:
+    """The two figures of a product "A × B" ("1.875 × 512.00 MiB" → 1.875, 536870912 B),
+    or [] when ``text`` is not one."""
     m = _PRODUCT.match(text)
     if m is None:
         return []
-    a, b = _value(m.group("a")), _value(m.group("b"))
-    return [a, b] if a is not None and b is not None else []
+    return [_reading(m.group("a")), _reading(m.group("b"))]
 
 
 def explanation_failures(
