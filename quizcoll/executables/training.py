@@ -94,11 +94,11 @@ def zeropp(params: int) -> dict[str, Any]:
 
 def _explain_zeropp(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     return (
-        f"M = 2Ψ = {sizes(r['model_bytes'])}. ZeRO-3 crosses nodes with three times M "
-        f"({sizes(r['zero3_bytes'])}); ZeRO++: int8 forward all-gather, half of M "
-        f"({sizes(r['forward_gather_bytes'])}) + backward all-gather inside the node (hpZ) "
-        f"{sizes(r['backward_gather_bytes'])} + int4 gradients, a quarter of M "
-        f"({sizes(r['gradient_bytes'])}) = "
+        f"M = 2Ψ = {sizes(r['model_bytes'])}. ZeRO-3 crosses nodes with three times M: "
+        f"{sizes(r['zero3_bytes'])}; ZeRO++: int8 forward all-gather, half of M: "
+        f"{sizes(r['forward_gather_bytes'])} + backward all-gather inside the node (hpZ) "
+        f"{sizes(r['backward_gather_bytes'])} + int4 gradients, a quarter of M: "
+        f"{sizes(r['gradient_bytes'])} = "
         f"**{sizes(r['zeropp_bytes'])}**, {num(r['reduction'])}× less."
     )
 
