@@ -7,6 +7,8 @@ fields a claim derives another way) and not others. :func:`explanation_numbers` 
 explanation of each drawn instance with the same scan as card text
 (:func:`deck.cards.prose.unproven`) and traces every number it finds to a proven value of
 that instance, within the rounding of its display; what traces to nothing is reported.
+The literal arguments of the answer's run ("size: 4KiB", "latency: 0s") are givens of the
+instance as its parameters are (:func:`literal_arguments`).
 
 A product of proven figures ("1.875 × 512.00 MiB", where the card proves the factor and
 the size) is a proven figure shown in a form the plain scan does not read: it traces when
@@ -71,6 +73,26 @@ def proven_result_fields(card: Card) -> frozenset[str]:
     )
 
 
+def literal_arguments(args: Iterable[tuple[str, object]]) -> list[float]:
+    """The figures the card writes as literal arguments of its answer's run ("size: 4KiB",
+    "latency: 0s"): givens of every instance, like its parameters. A placeholder
+    ("{S}") or an expression ("= 2*S") is not one; a word ("nvlink") is not a figure."""
+    out: list[float] = []
+    for _, v in args:
+        if isinstance(v, bool):
+            continue
+        if isinstance(v, int | float):
+            out.append(float(v))
+            continue
+        if not isinstance(v, str) or "{" in v or v.lstrip().startswith("="):
+            continue
+        try:
+            out.append(units.parse_quantity(v).value)
+        except units.UnitError:
+            continue
+    return out
+
+
 def _value(text: str) -> float | None:
     """The figure a scanned number shows: a quantity with its unit, else its leading number
     ("16 ranks" → 16, "× 8 KV" → 8)."""
@@ -109,6 +131,7 @@ def explanation_numbers(
         for c in registry.constants.values()
         if c.cited and isinstance(c.value, int | float) and not isinstance(c.value, bool)
     ]
+    givens = literal_arguments(card.answer.computation.args)
     out: list[ExplainedNumber] = []
     for seed in seeds if card.params else (0,):
         try:
@@ -120,6 +143,7 @@ def explanation_numbers(
             continue
         known = [sol.value] if sol.value is not None else []
         known += [v for v in inst.values.values() if isinstance(v, int | float)]
+        known += givens
         # The instance's span values hold every constant too, derived ones included: only
         # the card's own facts are proven (cited constants come below, with their dimension).
         known += [
