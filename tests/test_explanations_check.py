@@ -129,7 +129,7 @@ def test_a_constant_traces_only_in_its_own_dimension() -> None:
 
 
 # The ring's explain prints "α = 0 ns" when the card asks for the bandwidth limit: the card
-# writes that α itself, as a literal argument of its answer, a given like a parameter.
+# writes that α itself, as an argument of its answer's run, a given like a parameter.
 ZERO_ALPHA = CARD.replace(
     'args: {ranks: "{N}", size: "{S}", algorithm: ring}\n      field: max_bytes_sent',
     'args: {ranks: "{N}", size: "{S}", algorithm: ring, latency: 0s}\n      field: max_bytes_sent',
@@ -137,11 +137,11 @@ ZERO_ALPHA = CARD.replace(
 
 
 def test_a_literal_argument_of_the_answer_is_a_given() -> None:
-    from deck.proving.explanations import explanation_numbers, literal_arguments
+    from deck.proving.explanations import explanation_numbers, given_arguments
 
-    assert literal_arguments([("size", "4KiB"), ("latency", "0s"), ("ranks", 8)]) == [4096, 0, 8]
-    # placeholders, expressions and words are not figures the card wrote
-    assert literal_arguments([("s", "{S}"), ("e", "= 2*S"), ("link", "nvlink")]) == []
+    resolved = {"size": 4096, "latency": 0.0, "link": "nvlink", "root": 0, "fused": True}
+    # only what the card writes (not the executable's default root), and only figures
+    assert given_arguments(["size", "latency", "link", "fused"], resolved) == [4096, 0]
     shown = explanation_numbers(_cards(ZERO_ALPHA).cards[0], REGISTRY)
     zero = [n.proven for n in shown if n.text == "0 ns"]
     assert zero and all(zero)

@@ -7,8 +7,8 @@ fields a claim derives another way) and not others. :func:`explanation_numbers` 
 explanation of each drawn instance with the same scan as card text
 (:func:`deck.cards.prose.unproven`) and traces every number it finds to a proven value of
 that instance, within the rounding of its display; what traces to nothing is reported.
-The literal arguments of the answer's run ("size: 4KiB", "latency: 0s") are givens of the
-instance as its parameters are (:func:`literal_arguments`).
+The arguments the card passes to the answer's run ("size: 4KiB", "latency: 0s", "size: =
+2*S"), resolved at the instance, are givens as its parameters are (:func:`given_arguments`).
 
 A product of proven figures ("1.875 × 512.00 MiB", where the card proves the factor and
 the size) is a proven figure shown in a form the plain scan does not read: it traces when
@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from deck import units
 from deck.answers.checking import CheckError, solve
@@ -73,24 +74,18 @@ def proven_result_fields(card: Card) -> frozenset[str]:
     )
 
 
-def literal_arguments(args: Iterable[tuple[str, object]]) -> list[float]:
-    """The figures the card writes as literal arguments of its answer's run ("size: 4KiB",
-    "latency: 0s"): givens of every instance, like its parameters. A placeholder
-    ("{S}") or an expression ("= 2*S") is not one; a word ("nvlink") is not a figure."""
-    out: list[float] = []
-    for _, v in args:
-        if isinstance(v, bool):
-            continue
-        if isinstance(v, int | float):
-            out.append(float(v))
-            continue
-        if not isinstance(v, str) or "{" in v or v.lstrip().startswith("="):
-            continue
-        try:
-            out.append(units.parse_quantity(v).value)
-        except units.UnitError:
-            continue
-    return out
+def given_arguments(names: Iterable[str], resolved: Mapping[str, Any] | None) -> list[float]:
+    """The figures the card passes to its answer's run at the instance, resolved ("size:
+    4KiB", "latency: 0s", "size: = 2*S"): givens of the question, like its parameters. Only
+    the arguments the card writes count, not the executable's defaults; a word ("nvlink")
+    is not a figure."""
+    if not resolved:
+        return []
+    return [
+        float(v)
+        for k, v in resolved.items()
+        if k in set(names) and isinstance(v, int | float) and not isinstance(v, bool)
+    ]
 
 
 def _value(text: str) -> float | None:
@@ -131,7 +126,7 @@ def explanation_numbers(
         for c in registry.constants.values()
         if c.cited and isinstance(c.value, int | float) and not isinstance(c.value, bool)
     ]
-    givens = literal_arguments(card.answer.computation.args)
+    written = [k for k, _ in card.answer.computation.args]
     out: list[ExplainedNumber] = []
     for seed in seeds if card.params else (0,):
         try:
@@ -143,7 +138,7 @@ def explanation_numbers(
             continue
         known = [sol.value] if sol.value is not None else []
         known += [v for v in inst.values.values() if isinstance(v, int | float)]
-        known += givens
+        known += given_arguments(written, sol.args)
         # The instance's span values hold every constant too, derived ones included: only
         # the card's own facts are proven (cited constants come below, with their dimension).
         known += [
