@@ -34,8 +34,29 @@ def test_the_listed_weights_are_what_vllm_logged_loading():
 
 @pytest.mark.parametrize(("tokens", "peak_gib"), [(20_000, 17.06), (29_000, 17.98)])
 def test_the_stepped_profile_peak_is_the_logged_one(tokens, peak_gib):
-    peak = pool.profile_peak(LLAMA31_8B, 1, tokens, 256, 2, 4)["peak"]
+    # the log is V0's: its LlamaMLP.forward kept `gate_up, _ = self.gate_up_proj(x)` named
+    # through down_proj (vllm-project/vllm llama.py at 0035bdf2)
+    peak = pool.profile_peak(LLAMA31_8B, 1, tokens, 256, 2, 4, gate_up_held=True)["peak"]
     assert peak == pytest.approx(peak_gib * GIB - WEIGHTS_LOGGED, rel=0.01)
+
+
+def test_vllm_0_33_frees_gate_up_before_down_proj():
+    # llama.py:119-121 (0.33.0): `x, _ = self.gate_up_proj(x)`; `x = ...act_fn(x)...`:
+    # gate_up dies when x is rebound, so the 0.33.0 forward holds less than V0's
+    old = pool.profile_peak(LLAMA31_8B, 1, 8192, 1, 2, 4, gate_up_held=True)["forward_peak"]
+    new = pool.profile_peak(LLAMA31_8B, 1, 8192, 1, 2, 4)["forward_peak"]
+    assert new < old
+    # by hand, 8,192 tokens: residual, normed, gate_up (2 x 14,336), act (14,336), bf16
+    assert new == 8192 * 2 * (4096 + 4096 + 2 * 14336 + 14336)
+
+
+def test_the_sampler_stage_holds_the_forward_hidden_states():
+    # a short chunk: the sampler is the peak, and it is not added to the forward's
+    p = pool.profile_peak(LLAMA31_8B, 1, 256, 256, 2, 4)
+    assert p["peak"] == p["sampler_peak"] > p["forward_peak"]
+    # by hand: hidden [256, 4096] x 3 (forward's, last rows, rand_like) bf16, logits bf16,
+    # three fp32 [256, vocab] (copy, probs, noise)
+    assert p["sampler_peak"] == 3 * 256 * 4096 * 2 + 256 * 128256 * (2 + 3 * 4)
 
 
 def test_the_logged_blocks_follow_from_the_logged_pool():

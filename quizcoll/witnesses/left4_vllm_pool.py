@@ -13,8 +13,10 @@ Provides:
   referenced while ``down_proj`` writes its output; the residual and the normalized input
   are full ``[tokens, hidden]`` on every rank; fused MoE's three intermediate caches), then
   the sampler pass over ``seqs`` rows with the forward's hidden states still held (the
-  logits in the model's dtype, their fp32 copy, softmax probabilities and the exponential
-  noise of ``random_sample``); the peak is the largest live total at any step;
+  random hidden rows, the logits in the model's dtype, their fp32 copy, softmax
+  probabilities and the exponential noise of ``random_sample``: the path of the profile's
+  second sampler call, which passes a generator and so runs ``forward_native`` on every
+  CUDA path); the peak is the largest live total at any step;
 - :func:`block_bytes`: one KV block's tensors on one rank, a key and a value block
   ``[block_size, kv_heads_per_rank, head_dim]`` per layer, summed;
 - :func:`fill_pool`: the free bytes cut into blocks one at a time, then handed to ``batch``
@@ -131,8 +133,16 @@ def total_bytes(tensors: list[Tensor]) -> float:
     return sum(math.prod(shape) * width for _, shape, width in tensors)
 
 
-def _layer_events(m: Decoder, tp: int, n: int, e: float) -> list[tuple[str, str, int]]:
-    """One layer's allocations and frees in eager order: ``(op, name, bytes)``, op ``+``/``-``."""
+def _layer_events(
+    m: Decoder, tp: int, n: int, e: float, gate_up_held: bool = False
+) -> list[tuple[str, str, int]]:
+    """One layer's allocations and frees in eager order: ``(op, name, bytes)``, op ``+``/``-``.
+
+    A row-parallel output under ``tp > 1`` is all-reduced out of place (``pynccl.py:291``
+    ``out_tensor = torch.empty_like(in_tensor)``): the reduced copy is allocated, then the
+    local one freed. ``gate_up_held``: V0-era ``LlamaMLP.forward`` kept ``gate_up`` named
+    until it returned; 0.33.0's (``llama.py:119-121``) rebinds ``x``, freeing it after the
+    activation."""
     h, d = m.hidden, m.head_dim
     q = m.heads // tp * d
     kv = kv_heads_per_rank(m, tp) * d
@@ -141,7 +151,8 @@ def _layer_events(m: Decoder, tp: int, n: int, e: float) -> list[tuple[str, str,
     ev = [
         ("+", "qkv", b(n, q + 2 * kv)),  # q, k, v are views of it; rotary is in place
         ("+", "attn_out", b(n, q)),
-        ("+", "o_proj_out", b(n, h)),  # row-parallel: full width, all-reduced in place
+        ("+", "o_proj_out", b(n, h)),  # row-parallel: full width on every rank
+        *_reduced("o_proj_out", b(n, h), tp),
         ("-", "qkv", 0),
         ("-", "attn_out", 0),
         ("-", "normed", 0),  # the fused add-RMSNorm turns o_proj_out into the new normed
@@ -165,7 +176,9 @@ def _layer_events(m: Decoder, tp: int, n: int, e: float) -> list[tuple[str, str,
         ev += [
             ("+", "gate_up", b(n, 2 * f)),
             ("+", "act", b(n, f)),
-            ("+", "down_out", b(n, h)),  # gate_up is still referenced here
+            *([] if gate_up_held else [("-", "gate_up", 0)]),  # x = act_fn(x) drops it
+            ("+", "down_out", b(n, h)),
+            *_reduced("down_out", b(n, h), tp),
             ("-", "gate_up", 0),
             ("-", "act", 0),
         ]
@@ -174,8 +187,21 @@ def _layer_events(m: Decoder, tp: int, n: int, e: float) -> list[tuple[str, str,
     return ev
 
 
+def _reduced(name: str, size: int, tp: int) -> list[tuple[str, str, int]]:
+    """An out-of-place all-reduce of ``name``: its reduced copy, then the local one freed."""
+    if tp == 1:
+        return []
+    return [("+", name + ".reduced", size), ("-", name, 0), ("=", name + ".reduced->" + name, 0)]
+
+
 def profile_peak(
-    m: Decoder, tp: int, tokens: int, seqs: int, act_bytes: float, logits_bytes: float
+    m: Decoder,
+    tp: int,
+    tokens: int,
+    seqs: int,
+    act_bytes: float,
+    logits_bytes: float,
+    gate_up_held: bool = False,
 ) -> dict[str, float]:
     """The profile pass stepped tensor by tensor: ``forward_peak`` (the forward of
     ``tokens`` tokens), ``sampler_peak`` (the sampler over ``min(seqs, tokens)`` rows, the
@@ -186,7 +212,7 @@ def profile_peak(
     live: dict[str, float] = {"residual": n * h * e, "normed": n * h * e}  # embedding, norm
     forward_peak = sum(live.values())
     for _ in range(m.layers):
-        for op, name, size in _layer_events(m, tp, n, e):
+        for op, name, size in _layer_events(m, tp, n, e, gate_up_held):
             if op == "+":
                 live[name] = size
             elif op == "-":
@@ -199,7 +225,8 @@ def profile_peak(
     s = min(seqs, tokens)
     stage = {
         "hidden_states": n * h * e,
-        "sample_hidden_states": s * h * e,
+        "last_hidden_states": s * h * e,  # profile_run's, one row per request
+        "rand_hidden_states": s * h * e,  # _dummy_sampler_run's torch.rand_like of them
         "logits": s * m.vocab * e,  # lm_head's output, gathered whole on every rank
         "logits_fp32": s * m.vocab * logits_bytes,  # the sampler's float32 copy
         "probs": s * m.vocab * logits_bytes,  # softmax(dtype=float32)
