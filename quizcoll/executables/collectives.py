@@ -320,7 +320,7 @@ def explain_hierarchical(args: Mapping[str, Any], result: Mapping[str, Any]) -> 
     s = args["size"]
     return "\n".join(
         [
-            f"**Hierarchical all-reduce, b = {b} nodes × a = {a} GPUs, S = {format_bytes(s)}.**",
+            f"**Hierarchical all-reduce, b = {b} nodes of a = {a} GPUs, S = {format_bytes(s)}.**",
             "",
             "1. ring reduce-scatter inside each node (each GPU keeps S/a);",
             "2. ring all-reduce of that shard across the nodes (one ring per local GPU index);",
