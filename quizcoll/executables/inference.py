@@ -72,7 +72,7 @@ def decode_crossover(
             low, high = (low, mid) if step(mid).bound == "compute" else (mid, high)
         found = high
     return {
-        "batch": found,
+        "batch": int(found),
         "compute_bound": "yes" if found else "no",
         "weights_time_s": weights / bandwidth,
         "kv_time_per_sequence_s": kv_token * context / bandwidth,
