@@ -33,7 +33,7 @@ from typing import Any
 import fsrs
 import fsrs.scheduler as fsrs_scheduler
 
-from deck.cards.model import Rating
+from deck.cards.rating import Rating
 from deck.review.scheduler import (
     CardState,
     Config,

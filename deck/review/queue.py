@@ -37,10 +37,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import TYPE_CHECKING
 
-from deck.cards.model import Card
 from deck.review.scheduler import CardState, Config, Phase, Scheduler, utc
 from deck.review.store import CardRecord, Store
+
+if TYPE_CHECKING:
+    from deck.cards.model import Card
 
 
 class EntryKind(enum.Enum):

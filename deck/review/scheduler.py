@@ -50,7 +50,7 @@ from typing import Any
 import fsrs
 
 from deck.base.errors import DeckError
-from deck.cards.model import Rating
+from deck.cards.rating import Rating
 from deck.units import check_number
 
 MAX_CONFIG_BYTES = 1024 * 1024  # config.toml is a few hundred bytes; larger is refused unread

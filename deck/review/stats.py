@@ -20,12 +20,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from deck.cards.model import Card, Rating
+from deck.cards.rating import Rating
 from deck.review.queue import build_queue, day_bounds, review_day
 from deck.review.scheduler import Config, Phase, Scheduler, utc
 from deck.review.store import CardRecord, Review, Store
+
+if TYPE_CHECKING:
+    from deck.cards.model import Card
 
 MATURE_INTERVAL = timedelta(days=21)
 FORECAST_DAYS = 30

@@ -70,17 +70,19 @@ class HomeScreen(QuizScreen):
 
     @work(exclusive=True, group="home")
     async def refresh_summary(self) -> None:
-        await self.ready()
         quiz = self.quiz
+        await quiz.counts_ready.wait()  # the card index is enough: no need for every card
         try:
             summary = await quiz.db.call(
-                home_summary, quiz.cards, quiz.config, quiz.env.clock(), quiz.env.tz
+                home_summary, quiz.count_cards, quiz.config, quiz.env.clock(), quiz.env.tz
             )
         except DeckError as exc:
             quiz.report(str(exc), title="Review database")
             self.query_one("#today", Static).update(Text(str(exc), style="bold red"))
+            quiz.counts_shown()
             return
         self._show(summary)
+        quiz.counts_shown()
 
     def _show(self, s: HomeSummary) -> None:
         table = self.query_one("#decks", DataTable)
