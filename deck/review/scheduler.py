@@ -39,7 +39,6 @@ from __future__ import annotations
 import enum
 import os
 import re
-import tomllib
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -348,6 +347,8 @@ def config_path() -> Path:
 
 def parse_config(text: str, where: str = "config.toml") -> Config:
     """Settings from TOML text (see the module docstring for the layout)."""
+    import tomllib  # only where there is a settings file to read (not at every start)
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from quizcoll.tui.services.editor import Reloaded
     from quizcoll.tui.services.lab import LabRequest
     from quizcoll.tui.services.memory_lab import MemoryRequest
+    from quizcoll.tui.services.summary import HomeSummary
 
 MAX_PROBLEM_NOTES = 5
 # How long the whole load waits for home to show the counts from the card index: reading
@@ -67,6 +69,7 @@ class QuizApp(App[int]):
         self.counts_ready = asyncio.Event()
         self._index: tuple[CardRef, ...] = ()
         self._counts_shown = threading.Event()
+        self._first_summary: Future[HomeSummary] | None = None
         self._config_from_file = env.config is None or env.config_path is not None
         # `quizcoll review` on a terminal opens straight into a session: (deck, practice).
         self.start_review: tuple[str | None, bool] | None = None
@@ -103,6 +106,13 @@ class QuizApp(App[int]):
         paths = list(self.env.cards) if self.env.cards else None
         indexed = cached_index(paths)
         if indexed is not None:
+            from quizcoll.tui.services.summary import home_summary
+
+            # Counted on the database thread at once, while the interface is still
+            # composing home, which takes this result instead of asking again.
+            self._first_summary = self.db.submit(
+                home_summary, indexed[1], config, self.env.clock(), self.env.tz
+            )
             self.call_from_thread(self._indexed, indexed[1], config)
             if self.start_review is None:  # a review waits for the cards, not for home
                 self._counts_shown.wait(COUNTS_FIRST_WAIT)
@@ -118,6 +128,12 @@ class QuizApp(App[int]):
     def _indexed(self, index: tuple[CardRef, ...], config: Config) -> None:
         self._index, self.config = index, config
         self.counts_ready.set()
+
+    def take_first_summary(self) -> Future[HomeSummary] | None:
+        """The home counts computed from the card index as soon as it was read (once: a
+        later refresh of home counts afresh)."""
+        future, self._first_summary = self._first_summary, None
+        return future
 
     def counts_shown(self) -> None:
         """Home has shown its counts (or failed to): the whole load may go on."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import ClassVar
 
 from rich.columns import Columns
@@ -62,10 +63,9 @@ class HomeScreen(QuizScreen):
             yield Static(_menu(), id="menu")
         yield Footer()
 
-    def on_mount(self) -> None:
-        self.refresh_summary()
-
     def on_screen_resume(self) -> None:
+        # Also the first showing: Textual resumes the default screen once it is mounted (a
+        # refresh on mount too would count twice at start).
         self.refresh_summary()
 
     @work(exclusive=True, group="home")
@@ -73,16 +73,20 @@ class HomeScreen(QuizScreen):
         quiz = self.quiz
         await quiz.counts_ready.wait()  # the card index is enough: no need for every card
         try:
-            summary = await quiz.db.call(
-                home_summary, quiz.count_cards, quiz.config, quiz.env.clock(), quiz.env.tz
-            )
+            first = quiz.take_first_summary()
+            if first is not None:
+                summary = await asyncio.wrap_future(first)
+            else:
+                summary = await quiz.db.call(
+                    home_summary, quiz.count_cards, quiz.config, quiz.env.clock(), quiz.env.tz
+                )
         except DeckError as exc:
             quiz.report(str(exc), title="Review database")
             self.query_one("#today", Static).update(Text(str(exc), style="bold red"))
             quiz.counts_shown()
             return
         self._show(summary)
-        quiz.counts_shown()
+        self.call_after_refresh(quiz.counts_shown)  # once the counts are painted
 
     def _show(self, s: HomeSummary) -> None:
         table = self.query_one("#decks", DataTable)
