@@ -46,6 +46,9 @@ if TYPE_CHECKING:
     from deck.cards.model import Card
 
 
+NEW_STATE = CardState()  # frozen: every never-reviewed card shares it
+
+
 class EntryKind(enum.Enum):
     NEW = "new"
     LEARNING = "learning"
@@ -145,7 +148,7 @@ def build_queue(
             record = records.get(card.id)
             if not is_available(record, now):
                 continue
-            state = record.state if record else CardState()
+            state = record.state if record else NEW_STATE
             if state.is_new:
                 deck_new.append(QueueEntry(card, EntryKind.NEW, state, 0.0))
                 continue
@@ -197,7 +200,7 @@ def practice_queue(
         record = records.get(card.id)
         if record is not None and record.suspended:
             continue
-        state = record.state if record else CardState()
+        state = record.state if record else NEW_STATE
         if state.is_new:
             new.append(QueueEntry(card, EntryKind.NEW, state, 0.0))
         else:

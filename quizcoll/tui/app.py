@@ -8,6 +8,7 @@ clock and fixed seeds.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
@@ -81,7 +82,9 @@ class QuizApp(App[int]):
 
         return HomeScreen()
 
-    def on_mount(self) -> None:
+    def on_load(self) -> None:
+        # Before the terminal is set up and home is composed: the counts can be ready by
+        # the time home is on screen.
         self.load_collection()
 
     @work(thread=True, exclusive=True, group="load")
@@ -92,7 +95,8 @@ class QuizApp(App[int]):
 
         config = self.config
         path = self.settings_path
-        if self._config_from_file and path is not None:
+        # No settings file (a first run): the defaults, without importing the TOML readers.
+        if self._config_from_file and path is not None and os.path.lexists(path):
             from deck.review.scheduler import load_config
             from quizcoll.settings import read_theme
 
@@ -129,10 +133,13 @@ class QuizApp(App[int]):
         self._index, self.config = index, config
         self.counts_ready.set()
 
-    def take_first_summary(self) -> Future[HomeSummary] | None:
+    def take_first_summary(self, *, done: bool = False) -> Future[HomeSummary] | None:
         """The home counts computed from the card index as soon as it was read (once: a
-        later refresh of home counts afresh)."""
-        future, self._first_summary = self._first_summary, None
+        later refresh of home counts afresh); with ``done``, only if already computed."""
+        future = self._first_summary
+        if future is None or (done and not future.done()):
+            return None
+        self._first_summary = None
         return future
 
     def counts_shown(self) -> None:

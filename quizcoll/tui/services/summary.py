@@ -54,8 +54,8 @@ def home_summary(
     """Per-deck counts from today's queue (limits applied) and today's progress. Only the
     cards' ids, decks and order are read, so the card index gives the same counts as the
     collection (before it is loaded)."""
-    stats = compute_stats(store, cards, config, now, tz=tz)
     queue = build_queue(cards, store, config, now, tz=tz)
+    stats = compute_stats(store, cards, config, now, tz=tz, queue=queue)  # the same queue
     new = Counter(e.card.deck for e in queue if e.kind is EntryKind.NEW)
     # Learning cards within the learn-ahead window are not due yet: they do not count.
     due = Counter(e.card.deck for e in queue if e.due_now)
