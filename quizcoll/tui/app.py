@@ -93,6 +93,7 @@ class QuizApp(App[int]):
         index, so home counts at once, then the whole collection."""
         from quizcoll.collection import cached_index, load
 
+        self.db.open_soon()  # the counts read it; opening overlaps reading the card index
         config = self.config
         path = self.settings_path
         # No settings file (a first run): the defaults, without importing the TOML readers.
