@@ -12,9 +12,10 @@ import asyncio
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from deck.review.store import Store
+if TYPE_CHECKING:
+    from deck.review.store import Store
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -30,6 +31,8 @@ class Database:
 
     def _store_here(self) -> Store:
         if self._store is None:
+            from deck.review.store import Store  # imported on this thread, not the interface's
+
             self._store = Store.open(self.path)
             self._store.hold_session()  # `quizcoll rename` waits for the app to close (F14)
         return self._store
