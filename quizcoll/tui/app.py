@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from deck.base.errors import DeckError
+from deck.review.scheduler import Config
 from quizcoll.tui.commands import QuizCommands
 from quizcoll.tui.services.database import Database
 from quizcoll.tui.services.env import AppEnv
@@ -29,7 +30,6 @@ from quizcoll.tui.services.env import AppEnv
 if TYPE_CHECKING:
     from deck.cards.model import Card, Collection
     from deck.cards.registry import Registry
-    from deck.review.scheduler import Config
     from quizcoll.compiled import CardRef
     from quizcoll.settings import Change
     from quizcoll.tui.services.editor import Reloaded
@@ -63,9 +63,7 @@ class QuizApp(App[int]):
         self.db = Database(env.db_path)
         self.collection: Collection | None = None
         self.registry: Registry | None = None
-        # The review engine (scheduler, store, statistics) is imported by the load worker,
-        # off the interface thread, which meanwhile composes home: see :attr:`config`.
-        self._config: Config | None = env.config
+        self.config: Config = env.config or Config()
         self.ready = asyncio.Event()
         # Set as soon as the home screen can count: from the card index remembered with the
         # compiled collection (same key), else when the collection is loaded.
@@ -181,19 +179,6 @@ class QuizApp(App[int]):
         await asyncio.to_thread(self.db.close)
 
     # -- shared helpers -------------------------------------------------------------------
-
-    @property
-    def config(self) -> Config:
-        """The review settings in force (the defaults until the settings file is read)."""
-        if self._config is None:
-            from deck.review.scheduler import Config
-
-            self._config = Config()
-        return self._config
-
-    @config.setter
-    def config(self, value: Config) -> None:
-        self._config = value
 
     @property
     def settings_path(self) -> Path | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.columns import Columns
 from rich.text import Text
@@ -15,11 +15,10 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Footer, Header, Static
 
 from deck.base.errors import DeckError
+from deck.review.scheduler import format_interval
 from quizcoll.tui.actions import ACTIONS
 from quizcoll.tui.screens.base import QuizScreen
-
-if TYPE_CHECKING:  # the counts are made on the database thread, which imports them
-    from quizcoll.tui.services.summary import HomeSummary
+from quizcoll.tui.services.summary import HomeSummary, home_summary
 
 
 def _raise(exc: Exception) -> Callable[[], HomeSummary]:
@@ -93,8 +92,6 @@ class HomeScreen(QuizScreen):
             if first is not None:
                 summary = await asyncio.wrap_future(first)
             else:
-                from quizcoll.tui.services.summary import home_summary
-
                 summary = await quiz.db.call(
                     home_summary, quiz.count_cards, quiz.config, quiz.env.clock(), quiz.env.tz
                 )
@@ -154,8 +151,6 @@ class HomeScreen(QuizScreen):
         else:
             today.append("all done", style="bold green")
         if s.next_due is not None:
-            from deck.review.scheduler import format_interval
-
             wait = format_interval(s.next_due - self.quiz.env.clock())
             today.append(f" · next in {wait}", style="dim")
         today.append(" · streak ")

@@ -12,10 +12,9 @@ import asyncio
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
-if TYPE_CHECKING:
-    from deck.review.store import Store
+from deck.review.store import Store
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -31,8 +30,6 @@ class Database:
 
     def _store_here(self) -> Store:
         if self._store is None:
-            from deck.review.store import Store  # imported on this thread, not the interface's
-
             self._store = Store.open(self.path)
             self._store.hold_session()  # `quizcoll rename` waits for the app to close (F14)
         return self._store

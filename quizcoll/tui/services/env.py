@@ -10,10 +10,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from deck.review.scheduler import Config
+from deck.review.scheduler import Config
 
 Clock = Callable[[], datetime]
 SeedSource = Callable[[], int]
