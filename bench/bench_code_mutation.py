@@ -18,8 +18,8 @@ A mutant whose worker runs out of memory (3 GiB) or time (180 s), or exits abnor
 counted visible and caught: the program no longer runs, so ``check`` cannot pass.
 
 Goal: at least 95% of the visible mutants caught. Survivors are listed by file.
-Run: ``python bench/bench_code_mutation.py [--sites N] [--seed S] [--json OUT]``; it takes
-a few seconds per mutant.
+Run: ``python bench/bench_code_mutation.py [--sites N] [--seed S] [--jobs J] [--json OUT]``;
+it takes a few seconds per mutant, ``--jobs`` of them at once (one copy of the tree each).
 """
 
 from __future__ import annotations
@@ -28,13 +28,19 @@ import argparse
 import hashlib
 import json
 import os
+import queue
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from deck.proving.codemutation import Mutant
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = (
@@ -130,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", type=Path, default=None, help="write the full results here")
     parser.add_argument(
+        "--jobs", type=int, default=1, help="mutants judged at once (one tree copy each)"
+    )
+    parser.add_argument(
         "--rejudge",
         type=Path,
         default=None,
@@ -138,7 +147,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    everything = tree_mutants(ROOT, SOURCES, DATA)
+    # The witnesses' registrations are proofs, not what a learner reads: mutating the
+    # checker is not the question (quizcoll/witnesses is outside SOURCES for the same reason).
+    everything = [
+        m for m in tree_mutants(ROOT, SOURCES, DATA) if not Path(m.path).name.startswith("witness_")
+    ]
     if args.rejudge is not None:
         chosen = _survivors_now(json.loads(args.rejudge.read_text(encoding="utf-8")), everything)
     else:
@@ -147,35 +160,58 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{len(everything):,} mutants at {sites:,} sites; judging {len(chosen)} (seed {args.seed})"
     )
-    results = []
     with tempfile.TemporaryDirectory(prefix="qc-mutate-") as tmp:
-        tree = Path(tmp)
+        # One copy of the tree per job: a job mutates its own copy, one mutant at a time.
+        trees = [Path(tmp) / f"tree{j}" for j in range(max(1, args.jobs))]
         ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-        for package in ("deck", "quizcoll"):
-            shutil.copytree(ROOT / package, tree / package, ignore=ignore)
-        original = _run_worker(tree, "-")
-        digest = str(original["digest"])
+        for tree in trees:
+            for package in ("deck", "quizcoll"):
+                shutil.copytree(ROOT / package, tree / package, ignore=ignore)
+        digest = str(_run_worker(trees[0], "-")["digest"])
         start = time.perf_counter()
-        for i, m in enumerate(chosen, start=1):
-            path = tree / m.path
-            text = path.read_text(encoding="utf-8")
-            stat = path.stat()
-            path.write_text(m.apply(text), encoding="utf-8")
-            # A distinct mtime per mutant: no stale byte code for an edit of the same size.
-            os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + i * 1_000_000_000))
+        free: queue.Queue[Path] = queue.Queue()
+        for tree in trees:
+            free.put(tree)
+
+        def judge(i: int, m: Mutant) -> dict[str, object]:
+            tree = free.get()
             try:
-                verdict = _run_worker(tree, digest)
+                return _judge_in(tree, i, m, digest)
             finally:
-                path.write_text(text, encoding="utf-8")
-                os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-            results.append((m, verdict))
-            mark = (
-                "invisible"
-                if not verdict["visible"]
-                else ("caught" if verdict["caught"] else "SURVIVED")
-            )
-            print(f"[{i}/{len(chosen)} {time.perf_counter() - start:.0f}s] {mark}: {m.describe()}")
+                free.put(tree)
+
+        done = 0
+        verdicts: dict[int, dict[str, object]] = {}
+        with ThreadPoolExecutor(max_workers=len(trees)) as pool:
+            futures = {pool.submit(judge, i, m): i for i, m in enumerate(chosen, start=1)}
+            for future in as_completed(futures):
+                i = futures[future]
+                verdicts[i] = verdict = future.result()
+                done += 1
+                mark = (
+                    "invisible"
+                    if not verdict["visible"]
+                    else ("caught" if verdict["caught"] else "SURVIVED")
+                )
+                elapsed = time.perf_counter() - start
+                print(f"[{done}/{len(chosen)} {elapsed:.0f}s] {mark}: {chosen[i - 1].describe()}")
+        results = [(m, verdicts[i]) for i, m in enumerate(chosen, start=1)]
     return _report(results, args.json)
+
+
+def _judge_in(tree: Path, i: int, m: Mutant, digest: str) -> dict[str, object]:
+    """Apply mutant ``m`` to ``tree``, judge it in a fresh process, restore the file."""
+    path = tree / m.path
+    text = path.read_text(encoding="utf-8")
+    stat = path.stat()
+    path.write_text(m.apply(text), encoding="utf-8")
+    # A distinct mtime per mutant: no stale byte code for an edit of the same size.
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + i * 1_000_000_000))
+    try:
+        return _run_worker(tree, digest)
+    finally:
+        path.write_text(text, encoding="utf-8")
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
 def _survivors_now(earlier: dict, everything: list) -> list:

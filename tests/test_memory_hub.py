@@ -135,3 +135,41 @@ def test_without_huggingface_hub_the_message_says_what_to_install(
     assert main(["vram", "--model", "acme/anything"]) == 2
     err = capsys.readouterr().err
     assert "pip install 'quizcoll[hub]'" in err and len(err.strip().splitlines()) == 1
+
+
+def _unreachable(cache: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    """``quizcoll ARGS`` with HF_HUB_OFFLINE unset and a Hub endpoint that refuses at once
+    (a closed local port): what a laptop without network sees, with no network needed."""
+    import time
+
+    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_OFFLINE"}
+    env.update(
+        HF_HUB_CACHE=str(cache),
+        HF_HOME=str(cache.parent / "hf-home"),
+        HF_ENDPOINT="http://127.0.0.1:9",
+        HF_HUB_DISABLE_TELEMETRY="1",
+    )
+    start = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "quizcoll", *args], capture_output=True, text=True, cwd=ROOT, env=env
+    )
+    return done, time.monotonic() - start
+
+
+def test_unreachable_hub_says_so_in_one_line_without_retrying(cache: Path) -> None:
+    """N16: no network printed six "thrown while requesting" / "Retrying in 8s" lines from
+    huggingface_hub over ~23 s before the one-line error."""
+    done, seconds = _unreachable(cache, "vram", "--model", "acme/not-cached")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "quizcoll vram: error: acme/not-cached: could not reach the Hugging Face Hub and "
+        "config.json is not in its cache"
+    ]
+    assert seconds < 10  # the five retries' backoff alone is 23 s
+
+
+def test_unreachable_hub_still_reads_a_cached_config(cache: Path) -> None:
+    done, _ = _unreachable(cache, "vram", "--model", "acme/llama-copy", "--context", "8k", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["parameters"] == LLAMA_3_8B
+    assert done.stderr == ""

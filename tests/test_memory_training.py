@@ -41,11 +41,66 @@ def test_bad_training_input(stage: int, gpus: int) -> None:
 GPT3 = {"seq_len": 2048, "micro_batch": 1, "hidden": 12288, "heads": 96, "layers": 96}
 
 
-def test_activations_without_parallelism() -> None:
-    s, b, h, a = 2048, 1, 12288, 96
-    acts = training_activations(**GPT3)
-    assert acts.per_layer_bytes == pytest.approx(s * b * h * (34 + 5 * a * s / h))
-    assert acts.total_bytes == pytest.approx(96 * acts.per_layer_bytes)
+# Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models",
+# §4.1: the tensors one layer stores for backward, as the paper lists them (bytes, 16-bit
+# activations, 1-byte dropout masks). Each entry: (what, sbh coefficient, as²b coefficient,
+# split by tensor parallelism without sequence parallelism, recomputed by selective
+# recomputation). Summed here entry by entry; the code under test is a closed form.
+PAPER_TENSORS = (
+    ("QKV matmul input", 2, 0, False, False),
+    ("Q and K for QK^T", 4, 0, True, False),
+    ("softmax output", 0, 2, True, True),
+    ("softmax dropout mask", 0, 1, True, True),
+    ("dropout output, for attention over values", 0, 2, True, True),
+    ("values V", 2, 0, True, False),
+    ("output projection input", 2, 0, True, False),
+    ("attention dropout mask", 1, 0, False, False),
+    ("MLP first linear input", 2, 0, False, False),
+    ("MLP second linear input", 8, 0, True, False),
+    ("GeLU input", 8, 0, True, False),
+    ("MLP dropout mask", 1, 0, False, False),
+    ("two LayerNorm inputs", 4, 0, False, False),
+)
+
+
+def _paper_bytes(s: int, b: int, h: int, a: int, t: int, sp: bool, selective: bool) -> float:
+    total = 0.0
+    for _, sbh_coef, as2b_coef, split, recomputed in PAPER_TENSORS:
+        if selective and recomputed:
+            continue
+        size = sbh_coef * s * b * h + as2b_coef * a * s * s * b
+        total += size / t if (split or sp) else size
+    return total
+
+
+@pytest.mark.parametrize("t", [1, 2, 8])
+@pytest.mark.parametrize("sp", [False, True])
+@pytest.mark.parametrize("recompute", [Recompute.NONE, Recompute.SELECTIVE])
+@pytest.mark.parametrize(("s", "b", "h", "a"), [(2048, 1, 12288, 96), (4096, 2, 4096, 32)])
+def test_activations_are_the_papers_tensors_summed(
+    s: int, b: int, h: int, a: int, t: int, sp: bool, recompute: Recompute
+) -> None:
+    if sp and t == 1:
+        return  # sequence parallelism needs tensor parallelism
+    acts = training_activations(
+        seq_len=s,
+        micro_batch=b,
+        hidden=h,
+        heads=a,
+        layers=3,
+        tensor_parallel=t,
+        sequence_parallel=sp,
+        recompute=recompute,
+    )
+    paper = _paper_bytes(s, b, h, a, t, sp, recompute is Recompute.SELECTIVE)
+    assert acts.per_layer_bytes == pytest.approx(paper)
+    assert acts.total_bytes == pytest.approx(3 * paper)
+
+
+def test_the_papers_list_adds_up_to_its_headline() -> None:
+    # "34sbh + 5as²b" (§4.1, eq. 1): the list above, read as the paper's own arithmetic.
+    assert sum(e[1] for e in PAPER_TENSORS) == 34
+    assert sum(e[2] for e in PAPER_TENSORS) == 5
 
 
 def test_sequence_parallel_divides_everything_by_t() -> None:
@@ -61,9 +116,12 @@ def test_recomputation() -> None:
     sel = training_activations(
         **GPT3, tensor_parallel=8, sequence_parallel=True, recompute=Recompute.SELECTIVE
     )
-    assert sel.per_layer_bytes == pytest.approx(34 * sbh / 8)
+    # Full recomputation keeps only each layer's input (2sbh: the paper's §5) ...
     full = training_activations(**GPT3, recompute=Recompute.FULL)
     assert full.per_layer_bytes == 2 * sbh
+    # ... and selective keeps less than none, more than full.
+    none = training_activations(**GPT3, tensor_parallel=8, sequence_parallel=True)
+    assert full.per_layer_bytes / 8 < sel.per_layer_bytes < none.per_layer_bytes
     with pytest.raises(MemoryInputError):
         training_activations(**{**GPT3, "heads": 0})
 

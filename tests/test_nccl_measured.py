@@ -65,6 +65,9 @@ def test_the_note_states_the_generated_figures() -> None:
     p = measured.fitted()
     assert f"NVLS-family fill is ×{p.k_fill_nvls:.1f}" in note
     assert f"the Tree fill ×{p.k_fill_tree:.2f}" in note
+    assert f"the latency is scaled ×{p.k_latency:.2f} and {p.step_us:.1f} µs" in note
+    a100 = measured.per_system(measured.errors(held=True))["nccl-tests119-3x8-a100"][1]
+    assert f"is now at {a100:.1%} held out" in note
 
 
 def test_the_note_says_which_goals_are_met() -> None:
@@ -104,14 +107,13 @@ def test_held_out_goals_that_are_met_stay_met() -> None:
     assert held["< 64 KiB"].rows >= 40 and held["< 64 KiB"].median <= 0.25
 
 
-def test_the_fill_has_one_coefficient_per_family() -> None:
+def test_the_fill_has_one_coefficient_per_family_and_none_for_rings() -> None:
     from quizcoll.collectives import nccl
 
     p = measured.fitted()
     one = nccl.topology(gpu="h100", nodes=1, gpus_per_node=8)
     two = nccl.topology(gpu="h100", nodes=2, gpus_per_node=8, nic="ndr", nics_per_node=8)
     for algo, topo, k in (
-        (nccl.Algorithm.RING, one, p.k_fill_ring),
         (nccl.Algorithm.TREE, two, p.k_fill_tree),
         (nccl.Algorithm.NVLS, one, p.k_fill_nvls),
     ):
@@ -119,6 +121,46 @@ def test_the_fill_has_one_coefficient_per_family() -> None:
         fill = measured.terms(pred.choice, p.chunk)[0][3:]
         assert (fill > 0).sum() == 1  # only the pick's family's column is priced
         assert pred.terms_us["fill"] == pytest.approx(float(fill.sum()) * k)
+    # a ring has no fill: every rank sends its first chunk at once
+    ring = measured.predict("all_reduce", 64 * 2**20, one, algo=nccl.Algorithm.RING, params=p)
+    assert not measured.terms(ring.choice, p.chunk)[0][3:].any()
+    assert ring.terms_us["fill"] == 0
+
+
+def test_bandwidth_as_run_lifts_a_cap_counted_on_searched_channels() -> None:
+    # 3 × 8 A100 SXM4, 4 HDR NICs (nccl-tests #119): the search lays 4 ring channels at
+    # 24 GB/s (one per NIC: PCIe Gen4 x16 = 24, HDR = 25). tuning.cc, Ring/LL128:
+    # "busBw = std::min(busBw * (0.92 /*120.0/128.0*/), graphs[a]->nChannels *
+    # perChMaxRingLL128Bw)" = min(0.92 × 96 = 88.32, 4 × 20.0 = 80) = 80 GB/s; the kernels
+    # run 2 × 4 = 8 channels at 12 GB/s, where the cap is 8 × 20 = 160, so the wire
+    # bound 88.32 holds: algbw 88.32 × 24 / 46 (nRanks / nsteps).
+    from quizcoll.collectives import nccl
+
+    topo = nccl.topology("a100", nodes=3, gpus_per_node=8, nic="hdr", nics_per_node=4, cpu="intel")
+    ll128 = nccl.choose(
+        "all_reduce", 32 * 2**20, topo, algo=nccl.Algorithm.RING, proto=nccl.Protocol.LL128
+    )
+    assert ll128.best.entry.bus_bandwidth == pytest.approx(80.0)
+    assert measured.as_run_bandwidth(ll128) == pytest.approx(88.32 * 24 / 46)
+    # Ring/Simple has no per-channel cap: as run = the tuner's 96 × 24 / 46
+    simple = nccl.choose(
+        "all_reduce", 32 * 2**20, topo, algo=nccl.Algorithm.RING, proto=nccl.Protocol.SIMPLE
+    )
+    assert measured.as_run_bandwidth(simple) == pytest.approx(96.0 * 24 / 46)
+    # NVLS is left as the tuner prices it
+    one = nccl.topology("h100", nodes=1)
+    nvls = nccl.choose("all_reduce", 2**30, one, algo=nccl.Algorithm.NVLS)
+    assert measured.as_run_bandwidth(nvls) == nvls.best.bandwidth
+
+
+def test_the_measured_model_can_be_faster_than_the_tuner() -> None:
+    from quizcoll.collectives import nccl
+
+    topo = nccl.topology("a100", nodes=3, gpus_per_node=8, nic="hdr", nics_per_node=4, cpu="intel")
+    pred = measured.predict("all_reduce", 32 * 2**20, topo)
+    assert pred.choice.best_name == "Ring/LL128"
+    assert pred.time_s < pred.choice.time_s  # the latency scale and the as-run bandwidth
+    assert pred.terms_us["bandwidth"] < 32 * 2**20 / (1000 * pred.choice.best.bandwidth)
 
 
 @pytest.mark.parametrize(

@@ -103,3 +103,29 @@ def test_blackwell_inter_speed_array_of_the_release() -> None:
     from quizcoll.collectives.nccl.constants import Arch, speeds
 
     assert speeds(Arch.BLACKWELL, network=True)[:4] == (96.0, 86.0, 80.0, 48.0)
+
+
+def test_hopper_multi_node_runs_four_compute_channels_per_search_channel() -> None:
+    # connect.cc: "nChannels = comm->nChannels = std::min(MAXCHANNELS, nChannels * 2)",
+    # then "Use 4 compute channels per search channel to reach peak BW on <8 PPN":
+    # "if (comm->minCompCap >= 90 && comm->nNodes > 1 && graphs[NCCL_ALGO_RING]->bwIntra >
+    # 45.0 && nChannels < 16) … copyChannels(comm, nChannels, 2 * nChannels, …)".
+    # 5 search channels at 48 GB/s: 10 channels, doubled to 20; at 24 GB/s (or on one
+    # node, or on Ampere) it stays 10. The ring plateau reads this count: 2 × 8 ranks ×
+    # 20 channels × 64 B = 20,480 B is the first size where Ring/Simple pays it.
+    from dataclasses import replace
+
+    from quizcoll.collectives.nccl.search import graphs
+
+    g = _graphs(5, 48.0, 48.0, one_node=False)
+    two = topology("h100", nodes=2, nic="ndr")
+    doubled = replace(g, double_again=True)
+    assert g.comm_channels == 10 and doubled.comm_channels == 20
+    below = estimate(two, Func.ALL_REDUCE, A.RING, P.SIMPLE, 20_479, doubled)
+    at = estimate(two, Func.ALL_REDUCE, A.RING, P.SIMPLE, 20_480, doubled)
+    assert below.latency_us == pytest.approx(below.entry.latency_us)
+    assert at.latency_us == pytest.approx(at.entry.latency_us * 1.4)
+    # graphs() sets the flag from the rule's three conditions
+    assert graphs(topology("h100", nodes=2, nic="ndr")).double_again  # 8 ch at 48 GB/s
+    assert not graphs(topology("h100", nodes=1)).double_again
+    assert not graphs(topology("a100", nodes=2, nic="hdr")).double_again

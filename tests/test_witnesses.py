@@ -14,4 +14,3 @@ def test_every_witness_declares_a_derivation_other_than_a_closed_form() -> None:
     assert len(names) >= len(witness_modules())
     closed = [n for n in names if registry.derivation(n)[0] is Derivation.CLOSED_FORM]
     assert not closed, f"witnesses declared (or left) closed forms: {closed}"
-

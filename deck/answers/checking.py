@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deck import units
+from deck.answers.arithmetic import worked_out
 from deck.answers.magnitudes import relative as _relative
 from deck.answers.mistakes import Attempt, Mistake, detect
 from deck.base.errors import DeckError
@@ -364,8 +365,11 @@ def _check_numeric(card: Card, instance: Instance, sol: Solution, given: str) ->
         else (sol.dim if sol.dim in (units.Dim.COUNT, units.Dim.RATIO) else units.Dim.COUNT)
     )
     reading = _first_reading(given)
+    worked = ""  # "34*4 GB" is read as "136 GB"
     try:
-        q = units.parse_quantity(reading, dim, label=label)
+        if (done := worked_out(reading)) is not None:
+            worked = " ".join(p for p in done if p)
+        q = units.parse_quantity(worked or reading, dim, label=label)
     except units.UnitError as exc:
         raise _Unreadable(f"{exc} — {_expects(card, sol)}.") from None
     candidates = q.candidates
@@ -399,8 +403,9 @@ def _check_numeric(card: Card, instance: Instance, sol: Solution, given: str) ->
                 ),
                 attempt,
             )
-        return True, "", attempt
-    return False, f"{reading} is {_relative(candidates[0], sol.value)}.", attempt
+        return True, f"{reading} = {worked}." if worked else "", attempt
+    shown = f"{reading} = {worked}" if worked else reading
+    return False, f"{shown} is {_relative(candidates[0], sol.value)}.", attempt
 
 
 def _family(symbol: str) -> str:
@@ -420,17 +425,30 @@ def _check_formula(card: Card, instance: Instance, sol: Solution, given: str) ->
     a = card.answer
     assert a is not None and a.formula is not None
     expected = parse(a.formula)
+    names = [v.name for v in card.variables]
+    formula, unit = _unit_set_aside(given, names)
     try:
-        typed = resolve_names(parse(given), [v.name for v in card.variables])
+        typed = resolve_names(parse(formula), names)
     except FormulaError as exc:
         raise _Unreadable(f"{exc}.") from None
     outcome = equivalent(expected, typed, card.variables, seed=instance.seed)
     attempt = Attempt(card, instance, sol, given, expr=typed, equivalence=outcome)
+    aside = f" (the unit {unit} set aside: a formula gives the number)" if unit else ""
     if outcome.equal:
         if str(typed) == str(expected):
-            return True, "", attempt
-        return True, f"the same function as {expected}, as it is usually written.", attempt
-    return False, f"{given} is a different function: {outcome.reason}.", attempt
+            return True, f"{formula}; the unit {unit} set aside." if unit else "", attempt
+        return True, f"the same function as {expected}, as it is usually written{aside}.", attempt
+    return False, f"{formula} is a different function: {outcome.reason}{aside}.", attempt
+
+
+def _unit_set_aside(given: str, names: list[str]) -> tuple[str, str]:
+    """``"(N-1)/N*S bytes"`` → ``("(N-1)/N*S", "bytes")``: a unit word after a formula is
+    what the number is in, not a variable (it was "unknown variable 'bytes'"). A word that is
+    one of the card's variables stays in the formula."""
+    head, _, last = given.rstrip().rpartition(" ")
+    if head.strip() and last not in names and units.is_unit(last):
+        return head.rstrip(), last
+    return given, ""
 
 
 def _check_choice(card: Card, instance: Instance, sol: Solution, given: str) -> Outcome:

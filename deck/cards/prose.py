@@ -54,9 +54,18 @@ _NAME = re.compile(
     r"[₀-₉]*"
 )
 _HAS_DIGIT = re.compile(r"[0-9₀-₉]")
-_NUMBER = re.compile(r"[-−+]?(?:\d[\d,_]*(?:\.\d+)?|\.\d+)[⁰¹²³⁴⁵⁶⁷⁸⁹]*|[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
+# A sign only where no operand stands before it: in "N-1" and "2(N-1)" the "-" subtracts.
+_NUMBER = re.compile(
+    r"(?:(?<![\w)])[-−+])?(?:\d[\d,_]*(?:\.\d+)?|\.\d+)[⁰¹²³⁴⁵⁶⁷⁸⁹]*|[⁰¹²³⁴⁵⁶⁷⁸⁹]+"
+)
 _UNIT_TAIL = re.compile(r"[ \u00a0]?(?:[A-Za-zµμ%×][\w/µμ%×]*)?")
 _FORMULA = re.compile(r"[·×−÷√⌈⌉⌊⌋^²³⁴⁵⁶⁷⁸⁹¹⁰ⁿ⁻]")
+# ASCII arithmetic between operands with no space around it ("N-1", "2(N-1)", "S/N*2"): a
+# formula when a letter and a digit take part (hyphenated words and names have no digit here:
+# names with digits are masked first).
+_ASCII_OP = re.compile(r"(?<=[\w)])[-+*/](?=[\w(])")
+# MathJax delimiters of imported text (\( x^2 \), \[ … \]) are markup, not formula text.
+_MATHJAX_DELIMITER = re.compile(r"\\[()\[\]]")
 _SCALING = re.compile(
     r"\b(?:linearly|quadratically|cubically|logarithmically|exponentially)\b", re.IGNORECASE
 )
@@ -101,7 +110,16 @@ def _mask(text: str, terms: Iterable[str]) -> str:
     """``text`` with everything exempt (and every span) replaced by spaces, offsets kept."""
     chars = list(text.replace("{{", "  ").replace("}}", "  "))
     masked = "".join(chars)
-    for pattern in (SPAN, _PLACEHOLDER, _CODE, _URL, _CITATION, _REFERENCE, _LIST_NUMBER):
+    for pattern in (
+        SPAN,
+        _PLACEHOLDER,
+        _CODE,
+        _URL,
+        _CITATION,
+        _REFERENCE,
+        _LIST_NUMBER,
+        _MATHJAX_DELIMITER,
+    ):
         for m in pattern.finditer(masked):
             _blank(chars, m.start(), m.end())
         masked = "".join(chars)
@@ -152,6 +170,17 @@ def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
             continue  # an operator between proven values ("{=a} × {=b}") states no number
         kind = Kind.NUMBER if _FIGURE.fullmatch(figure) else Kind.FORMULA
         found.append(Unproven(kind, start, end, figure))
+    for m in _ASCII_OP.finditer(masked):
+        if m.start() in covered:
+            continue
+        start, end = _token(masked, m.start(), m.end())  # "GB/s" in "100 GB/s" stays a unit
+        while end > start and masked[end - 1] in ".,;:":
+            end -= 1
+        run = masked[start:end]
+        if not (_HAS_DIGIT.search(run) and re.search(r"[A-Za-z\u0370-\u03ff]", run)):
+            continue  # "3-5" is two numbers, the scan below finds them; "GB/s" is a unit
+        covered.update(range(start, end))
+        found.append(Unproven(Kind.FORMULA, start, end, text[start:end].strip()))
     for m in _NUMBER.finditer(masked):
         if m.start() in covered:
             continue
@@ -167,29 +196,45 @@ def unproven(text: str, terms: Iterable[str] = ()) -> list[Unproven]:
 
 _FORMULA_CHARS = re.compile(r"[\w\u0370-\u03ff()·×−÷√⌈⌉⌊⌋^²³⁴⁵⁶⁷⁸⁹¹⁰ⁿ⁻/+*.₀-₉]")
 # A word of prose, possibly in Markdown emphasis ("**No, activations.**"): formulas stop there.
-_PROSE_WORD = re.compile(r"[*_]*(?:[a-z]{2,}|[A-Za-z][a-z]{2,})[.,;:!?]*[*_]*")
+_WORD = r"(?:[a-z]{2,}|[A-Za-z][a-z]{2,})"
+_PROSE_WORD = re.compile(rf"[*_]*{_WORD}(?:-{_WORD})*[.,;:!?]*[*_]*")
 _FIGURE = re.compile(r"[\d.,\s×⁰¹²³⁴⁵⁶⁷⁸⁹]+[A-Za-z%/µμ]*")
+
+
+def _formula_char(masked: str, i: int) -> bool:
+    """A formula character, or an ASCII ``-`` between operands (``N-1``)."""
+    if _FORMULA_CHARS.match(masked[i]):
+        return True
+    return masked[i] == "-" and bool(_ASCII_OP.match(masked, i))
+
+
+def _token(masked: str, start: int, end: int) -> tuple[int, int]:
+    """``masked[start:end]`` grown over the formula characters around it (no spaces)."""
+    while start > 0 and _formula_char(masked, start - 1):
+        start -= 1
+    while end < len(masked) and _formula_char(masked, end):
+        end += 1
+    return start, end
 
 
 def _formula_extent(masked: str, start: int, end: int) -> tuple[int, int]:
     """Grow a formula operator's match over the tokens around it (same line, no prose words)."""
 
+    def part(i: int) -> bool:
+        return _formula_char(masked, i)
+
     def token_start(i: int) -> int:
-        while i > 0 and _FORMULA_CHARS.match(masked[i - 1]):
-            i -= 1
-        return i
+        return _token(masked, i, i)[0]
 
     def token_end(j: int) -> int:
-        while j < len(masked) and _FORMULA_CHARS.match(masked[j]):
-            j += 1
-        return j
+        return _token(masked, j, j)[1]
 
     i, j = token_start(start), token_end(end)
     while True:  # extend left over " + ", " n·β"-like tokens, not over prose
         k = i
         while k > 0 and masked[k - 1] == " ":
             k -= 1
-        if k == i or k == 0 or not _FORMULA_CHARS.match(masked[k - 1]):
+        if k == i or k == 0 or not part(k - 1):
             break
         left = token_start(k)
         if _PROSE_WORD.fullmatch(masked[left:k].strip("()")):
@@ -199,7 +244,7 @@ def _formula_extent(masked: str, start: int, end: int) -> tuple[int, int]:
         k = j
         while k < len(masked) and masked[k] == " ":
             k += 1
-        if k == j or k >= len(masked) or not _FORMULA_CHARS.match(masked[k]):
+        if k == j or k >= len(masked) or not part(k):
             break
         right = token_end(k)
         if _PROSE_WORD.fullmatch(masked[k:right].strip("()")):

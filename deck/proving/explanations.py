@@ -8,6 +8,14 @@ explanation of each drawn instance with the same scan as card text
 (:func:`deck.cards.prose.unproven`) and traces every number it finds to a proven value of
 that instance, within the rounding of its display; what traces to nothing is reported.
 
+A product of proven figures ("1.875 × 512.00 MiB", where the card proves the factor and
+the size) is a proven figure shown in a form the plain scan does not read: it traces when
+every factor does (:func:`_factors`).
+
+:func:`explanation_failures` turns the untraced numbers into ``check`` failures, one line
+each; ``check --explanations`` asks for them, and :data:`FAIL_ON_UNTRACED` is the one switch
+that makes plain ``check`` ask too.
+
 ``{=result.FIELD}`` spans are the same question asked of the card's own text: a result
 field is proven only when a claim of the card runs the same executable for that field
 (:func:`proven_result_fields`).
@@ -27,11 +35,18 @@ from deck.cards.instances import draw
 from deck.cards.model import Card, CardType
 from deck.cards.prose import Kind, unproven
 from deck.cards.registry import Registry
+from deck.proving.failures import Failure
+
+# The one switch: True makes every ``check`` fail on an untraced explanation number (today
+# only ``check --explanations`` does).
+FAIL_ON_UNTRACED = False
 
 # Shown figures round to 3–4 significant digits ("3.4 µs", "80.00 GiB"): a match within 2%
 # is the same figure; a wrong figure in an explanation is off by far more.
 _REL = 0.02
 _LEADING = re.compile(r"\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+# "A × B" (or "A·B"): two figures multiplied, each with its own unit or none.
+_PRODUCT = re.compile(r"^\s*(?P<a>\d[^×·]*?)\s*[×·]\s*(?P<b>\d[^×·]*?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -40,6 +55,7 @@ class ExplainedNumber:
     seed: int
     text: str
     proven: bool
+    run: str = ""  # the executable whose explain printed it
 
 
 def proven_result_fields(card: Card) -> frozenset[str]:
@@ -58,11 +74,21 @@ def proven_result_fields(card: Card) -> frozenset[str]:
 def _value(text: str) -> float | None:
     """The figure a scanned number shows: a quantity with its unit, else its leading number
     ("16 ranks" → 16, "× 8 KV" → 8)."""
+    return _reading(text)[0]
+
+
+def _reading(text: str) -> tuple[float | None, units.Dim | None]:
+    """The figure a scanned number shows and the dimension its unit names (None: no unit,
+    or a count or ratio)."""
     try:
-        return units.parse_quantity(text).value
+        q = units.parse_quantity(text)
     except units.UnitError:
         m = _LEADING.search(text)
-        return float(m.group().replace(",", "")) if m else None
+        return (float(m.group().replace(",", "")) if m else None), None
+    return q.value, (q.dim if q.dim in _UNIT_DIMS else None)
+
+
+_UNIT_DIMS = frozenset({units.Dim.BYTES, units.Dim.RATE, units.Dim.SECONDS})
 
 
 def explanation_numbers(
@@ -74,8 +100,15 @@ def explanation_numbers(
     if card.answer.computation is None:
         return []
     fields = proven_result_fields(card)
+    own = set(card.facts())
     terms = registry.terms
-    cited = [c.value for c in registry.constants.values() if c.cited]
+    # A cited constant is known with its dimension: "63.83 GB/s" is not a parameter count
+    # that happens to read 63.83 G (hundreds of constants make such coincidences common).
+    cited = [
+        (float(c.value), c.dimension if c.dimension in _UNIT_DIMS else None)
+        for c in registry.constants.values()
+        if c.cited and isinstance(c.value, int | float) and not isinstance(c.value, bool)
+    ]
     out: list[ExplainedNumber] = []
     for seed in seeds if card.params else (0,):
         try:
@@ -87,19 +120,85 @@ def explanation_numbers(
             continue
         known = [sol.value] if sol.value is not None else []
         known += [v for v in inst.values.values() if isinstance(v, int | float)]
-        known += [f.value for f in inst.facts.values() if isinstance(f.value, int | float)]
+        # The instance's span values hold every constant too, derived ones included: only
+        # the card's own facts are proven (cited constants come below, with their dimension).
+        known += [
+            f.value
+            for name, f in inst.facts.items()
+            if name in own and isinstance(f.value, int | float) and not isinstance(f.value, bool)
+        ]
         known += [
             v
             for k, v in (sol.result or {}).items()
             if k in fields and isinstance(v, int | float) and not isinstance(v, bool)
         ]
-        known += cited
         for item in unproven(sol.explanation, terms):
             if item.kind is not Kind.NUMBER:
                 continue
-            value = _value(item.text)
-            ok = value is not None and any(_close(value, float(k)) for k in known)
-            out.append(ExplainedNumber(card.id, inst.seed, item.text, ok))
+            ok = traces(item.text, known, cited)
+            out.append(
+                ExplainedNumber(card.id, inst.seed, item.text, ok, card.answer.computation.run)
+            )
+    return out
+
+
+def traces(
+    text: str,
+    known: Iterable[float],
+    constants: Iterable[tuple[float, units.Dim | None]] = (),
+) -> bool:
+    """Whether the scanned number ``text`` shows a value of ``known`` (within display
+    rounding) or of a constant of the dimension its unit names, or is a product whose every
+    factor does."""
+    values = [float(k) for k in known]
+    dimensioned = list(constants)
+
+    def shown(reading: tuple[float | None, units.Dim | None]) -> bool:
+        value, dim = reading
+        if value is None:
+            return False
+        return any(_close(value, k) for k in values) or any(
+            _close(value, k) for k, d in dimensioned if dim is None or d == dim
+        )
+
+    if shown(_reading(text)):
+        return True
+    parts = _factors(text)
+    return bool(parts) and all(shown(p) for p in parts)
+
+
+def _factors(text: str) -> list[tuple[float | None, units.Dim | None]]:
+    """The two figures of a product "A × B" ("1.875 × 512.00 MiB" → 1.875, 536870912 B),
+    or [] when ``text`` is not one."""
+    m = _PRODUCT.match(text)
+    if m is None:
+        return []
+    return [_reading(m.group("a")), _reading(m.group("b"))]
+
+
+def explanation_failures(
+    card: Card, registry: Registry | None, seeds: Iterable[int] = (0, 1)
+) -> list[Failure]:
+    """One failure per untraced number of the card's explanations (per seed, each number
+    once), located at the card's answer."""
+    a = card.answer
+    where = (a.location if a is not None else None) or card.location
+    out: list[Failure] = []
+    seen: set[tuple[int, str]] = set()
+    for n in explanation_numbers(card, registry, seeds):
+        if n.proven or (n.seed, n.text) in seen:
+            continue
+        seen.add((n.seed, n.text))
+        out.append(
+            Failure(
+                card.id,
+                where,
+                f"explanation (seed {n.seed})",
+                f"untraced number {n.text!r} in {n.run}'s explain (no proven value of the "
+                "instance shows it: answer, parameter, fact, cited constant, held field)",
+                warning=card.unproven == "warn",
+            )
+        )
     return out
 
 

@@ -57,10 +57,13 @@ class ProofCache:
             return cls(path, code)
         return cls(path, code, _parse(data))
 
-    def key(self, card: Card, seeds: int) -> str:
+    def key(self, card: Card, seeds: int, *, explanations: bool = False) -> str:
         # repr covers every field of the frozen card (tuples and dataclasses only: the same
-        # text in every process, whatever PYTHONHASHSEED is).
-        text = f"{FORMAT}\0{self.code}\0{seeds}\0{card!r}"
+        # text in every process, whatever PYTHONHASHSEED is). A card clean without the
+        # explanations' proof is not clean with it: the switch is part of the key (and left
+        # out when off, so the proofs remembered before it existed still hold).
+        proofs = "\0explanations" if explanations else ""
+        text = f"{FORMAT}\0{self.code}\0{seeds}{proofs}\0{card!r}"
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     def get(self, key: str) -> Proven | None:

@@ -25,6 +25,7 @@ from deck.cards.model import Card, CardType, Claim, Collection
 from deck.cards.placeholders import placeholders
 from deck.cards.registry import Registry
 from deck.cards.spans import SpanKind, find_spans
+from deck.proving.explanations import FAIL_ON_UNTRACED, explanation_failures
 from deck.proving.failures import Failure
 from deck.proving.proofcache import ProofCache, Proven
 from deck.proving.proofs import prove_instance, unproven_failures
@@ -66,14 +67,21 @@ def run_checks(
     on_card: Callable[[int, int, Card], Any] | None = None,
     jobs: int = 1,
     cache: ProofCache | None = None,
+    explanations: bool = FAIL_ON_UNTRACED,
 ) -> CheckReport:
     """Prove every card of ``collection``. With ``jobs`` > 1 (and ``fork`` available) the
     cards are shared among that many worker processes; the report is the same, in order.
+    With ``explanations``, a number of an executable's explanation that traces to no
+    proven value fails too (:func:`deck.proving.explanations.explanation_failures`).
 
     With a ``cache``, a card proven clean before (same card, seeds and code) is counted
     from it instead of proven again, and every card proven clean now is remembered."""
     cards = collection.cards
-    keys = [cache.key(card, seeds) for card in cards] if cache is not None else []
+    keys = (
+        [cache.key(card, seeds, explanations=explanations) for card in cards]
+        if cache is not None
+        else []
+    )
     known = [cache.get(key) for key in keys] if cache is not None else [None] * len(cards)
     todo = [i for i, proven in enumerate(known) if proven is None]
     workers = min(jobs, len(todo) // MIN_CARDS_PER_JOB)
@@ -83,7 +91,7 @@ def run_checks(
             on_card(done, total, cards[todo[index]])
 
     proven_now = forked_map(
-        lambda i: check_card(cards[i], registry, seeds),
+        lambda i: check_card(cards[i], registry, seeds, explanations=explanations),
         todo,
         workers,
         on_result=progress,
@@ -120,9 +128,14 @@ class _CardOutcome:
 _PENDING = _CardOutcome(0, 0, 0, ())
 
 
-def check_card(card: Card, registry: Registry | None, seeds: int) -> _CardOutcome:
-    """Every proof of one card: its text, claims, answer, instance space and instances."""
+def check_card(
+    card: Card, registry: Registry | None, seeds: int, *, explanations: bool = FAIL_ON_UNTRACED
+) -> _CardOutcome:
+    """Every proof of one card: its text, claims, answer, instance space and instances (and,
+    with ``explanations``, the numbers of its executable's explanations)."""
     failures = list(unproven_failures(card, registry))
+    if explanations:
+        failures.extend(explanation_failures(card, registry))
     claims = points = 0
     for claim_index, claim in enumerate(card.verify):
         claims += 1

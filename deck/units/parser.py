@@ -24,6 +24,7 @@ from deck.units.base import (
 )
 
 # Bare prefixes after a byte amount ("14G"): decimal and binary readings.
+_BINARY_PREFIX = re.compile(r"[KMGTP]i")
 _AMBIGUOUS_BYTE_PREFIX = {"K": 1, "k": 1, "M": 2, "m": 2, "G": 3, "g": 3, "T": 4, "t": 4}
 
 _NUMBER = re.compile(
@@ -170,6 +171,8 @@ def _quantity(text: str, dim: Dim | None, label: str | None) -> Quantity:
             return Quantity(value, dim, label, (value,))
     if not rest:
         return Quantity(value, dim, "", (value,))
+    if dim is Dim.BYTES and _BINARY_PREFIX.fullmatch(rest):
+        rest += "B"  # "4 Gi": a binary prefix says which unit; only a byte amount is asked
     if dim is Dim.BYTES and rest in _AMBIGUOUS_BYTE_PREFIX:
         power = _AMBIGUOUS_BYTE_PREFIX[rest]
         dec, binary = value * 1000.0**power, value * 1024.0**power

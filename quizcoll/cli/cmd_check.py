@@ -57,6 +57,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="how many displayed numbers each card proves, and by what (collection figure last)",
     )
     parser.add_argument(
+        "--explanations",
+        action="store_true",
+        help="also fail on a number of an executable's explanation (the worked solution under "
+        "a card's answer) that traces to no proven value",
+    )
+    parser.add_argument(
         "--mutate",
         action="store_true",
         help="mutation score: edit each card one number, unit, option or argument at a time "
@@ -96,6 +102,7 @@ def _run(args: argparse.Namespace) -> int:
     import gc
     import sys
 
+    from deck.proving.explanations import FAIL_ON_UNTRACED
     from deck.proving.verify import run_checks
     from quizcoll.cli.common import UsageError, print_json, report_problems
     from quizcoll.cli.progress import Progress
@@ -123,7 +130,13 @@ def _run(args: argparse.Namespace) -> int:
     gc.freeze()  # the loaded cards are never garbage: no collection (nor forked worker) scans them
     cache = None if args.no_cache else _proof_cache()
     report = run_checks(
-        collection, registry, seeds=args.seeds, on_card=progress, jobs=jobs, cache=cache
+        collection,
+        registry,
+        seeds=args.seeds,
+        on_card=progress,
+        jobs=jobs,
+        cache=cache,
+        explanations=args.explanations or FAIL_ON_UNTRACED,
     )
     progress.done()
     if cache is not None and (why := cache.save()):

@@ -224,7 +224,7 @@ def _measured(doc: dict[str, Any], choice: Any) -> None:
             "step_s": p.step_us * 1e-6,
             "k_fill": p.k_fill(choice),
             "k_fill_by_family": dict(
-                zip(measured.FAMILIES, (p.k_fill_ring, p.k_fill_tree, p.k_fill_nvls), strict=True)
+                zip(measured.FAMILIES, (p.k_fill_tree, p.k_fill_nvls), strict=True)
             ),
             "chunk_bytes": p.chunk,
         },

@@ -15,6 +15,8 @@ it builds its topology graph (NVIDIA/nccl v2.30.7-1, ``src/graph/topo.h`` and
   for HDR/NDR/XDR; nccl-tests measure 46–48 GB/s per NDR NIC.
 
 All bandwidths here are GB/s (10^9 bytes per second) per direction, as NCCL counts them.
+The PCIe generations' figures (GT/s, NCCL's lane rate, the line code) are read from the
+quoted records of ``quizcoll/data/links.yaml`` (:mod:`.figures`), so each lives once.
 Pure data and lookups; nothing here imports numpy.
 """
 
@@ -25,6 +27,8 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeVar
+
+from quizcoll.collectives import figures
 
 NCCL_SOURCE = "NVIDIA/nccl v2.30.7-1 (commit 73cf112)"
 T = TypeVar("T")
@@ -118,40 +122,26 @@ class Gpu:
     source: str
 
 
-PCIE: dict[str, PcieGen] = {
-    "gen3": PcieGen(
-        "gen3",
-        3,
-        8.0,
-        60,
-        8 * 16 / 8 * 128 / 130,
-        "PCIe 3.0: 8 GT/s, 128b/130b → 8·16·128/130/8 = 15.75 GB/s; NCCL kvDictPciGen 60",
-    ),
-    "gen4": PcieGen(
-        "gen4",
-        4,
-        16.0,
-        120,
-        16 * 16 / 8 * 128 / 130,
-        "PCIe 4.0: 16 GT/s, 128b/130b → 31.5 GB/s; NCCL kvDictPciGen 120",
-    ),
-    "gen5": PcieGen(
-        "gen5",
-        5,
-        32.0,
-        240,
-        32 * 16 / 8 * 128 / 130,
-        "PCIe 5.0: 32 GT/s, 128b/130b → 63.0 GB/s; NCCL kvDictPciGen 240",
-    ),
-    "gen6": PcieGen(
-        "gen6",
-        6,
-        64.0,
-        480,
-        64 * 16 / 8 * 242 / 256,
-        "PCIe 6.0: 64 GT/s PAM4, 242/256 FLIT → 64·16/8·242/256 = 121 GB/s; NCCL kvDictPciGen 480",
-    ),
+_PCIE_SOURCES = {
+    3: "PCIe 3.0: 8 GT/s, 128b/130b → 8·16·128/130/8 = 15.75 GB/s; NCCL kvDictPciGen 60",
+    4: "PCIe 4.0: 16 GT/s, 128b/130b → 31.5 GB/s; NCCL kvDictPciGen 120",
+    5: "PCIe 5.0: 32 GT/s, 128b/130b → 63.0 GB/s; NCCL kvDictPciGen 240",
+    6: "PCIe 6.0: 64 GT/s PAM4, 242/256 FLIT → 64·16/8·242/256 = 121 GB/s; NCCL kvDictPciGen 480",
 }
+
+
+def _pcie_gen(gen: int) -> PcieGen:
+    """Generation ``gen`` at x16 from the quoted records of ``links.yaml`` (GT/s, NCCL's lane
+    rate, the line code's payload and block), so the figures live once, beside their quotes."""
+    gt_s = figures.printed(f"gen{gen}_gt_s")
+    payload = figures.printed(f"gen{gen}_code_payload")
+    block = figures.printed(f"gen{gen}_code_block")
+    lane_rate = int(figures.printed(f"gen{gen}_nccl_lane_rate"))
+    line = gt_s * 16 / 8 * payload / block
+    return PcieGen(f"gen{gen}", gen, gt_s, lane_rate, line, _PCIE_SOURCES[gen])
+
+
+PCIE: dict[str, PcieGen] = {f"gen{g}": _pcie_gen(g) for g in _PCIE_SOURCES}
 
 NICS: dict[str, Nic] = {
     "hdr": Nic(

@@ -5,18 +5,22 @@ algorithm; a real run also pays a launch, a proxy/network overhead per network s
 the pipeline's fill before the first chunk reaches the far end. The measured model keeps
 the tuner's choice and prices it as
 
-    t = launch + k_lat · latency + S / bandwidth + step · network_steps + k_fill[family] · fill
+    t = launch + k_lat · latency + S / bandwidth_as_run + step · network_steps
+        + k_fill[family] · fill
 
-with the tuner's own latency and bandwidth of its pick, ``fill = depth · min(chunk,
-piece) / channel bandwidth`` (``depth``: the pipeline's stages — 2(n−1) ring steps,
-2·(chain + log2 nodes) tree hops, 2 for NVLS) and ``network_steps`` the pick's
-network crossings. The fill has one coefficient per algorithm family (:data:`FAMILIES`:
-Ring; Tree; NVLS, NVLSTree and the other switch-assisted algorithms), because the three
-pipelines fill differently: a ring's stage carries S/(ranks · channels) and is soon below
-the chunk, so its fill is small and the tuner's ring bandwidth already absorbs it; a
-tree's hops each forward a whole chunk; an NVLS pipeline (reduce-scatter through the
-switch, then the network tree for NVLSTree, then the all-gather) waits a chunk at each of
-its stages before the switch streams. The six coefficients and the chunk are fitted by
+with the tuner's own latency of its pick, its bandwidth with the tuner's per-channel
+caps counted on the channels the kernels run (:func:`as_run_bandwidth`: derived from
+NCCL's source, no coefficient; it can make a run *faster* than the tuner's estimate),
+``fill = depth · min(chunk, S/channels) / channel bandwidth`` (``depth``: the pipeline's
+stages — 2·(chain + log2 nodes) tree hops, 2 for NVLS) and ``network_steps`` the pick's
+network crossings. The fill has one coefficient per pipelined family (:data:`FAMILIES`:
+Tree; NVLS, NVLSTree and the other switch-assisted algorithms), because the two fill
+differently: a tree's hops each forward a whole chunk; an NVLS pipeline (reduce-scatter
+through the switch, then the network tree for NVLSTree, then the all-gather) waits a
+chunk at each of its stages before the switch streams. A ring has no fill: every rank
+holds data and sends its first chunk at once, so every link is busy from the first step
+and the bandwidth term already counts all 2(n−1) steps (its per-step cost is in the
+latency term). The five coefficients and the chunk are fitted by
 :func:`fit` to the published sweeps of ``data/nccl_tests_published.yaml`` on InfiniBand
 and RoCE (least squares on the relative error, every coefficient ≥ 0, the chunk on a
 grid). :func:`errors` judges every row with the model fitted to the *other* groups of
@@ -26,6 +30,7 @@ systems (leave one cluster out: the held-out error) or to all of them, and
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import math
@@ -50,20 +55,19 @@ SIZE_CLASSES: tuple[tuple[str, int, int], ...] = (
 # The shared fit learns from these transports; a system on another one (Google's
 # GPUDirect-TCPXO) is only judged, never fitted: NCCL's network constants describe IB.
 FITTED_TRANSPORTS = ("ib", "roce")
-FAMILIES = ("ring", "tree", "nvls")  # the fill's coefficient per algorithm family
+FAMILIES = ("tree", "nvls")  # the fill's coefficient per pipelined family (rings: none)
 COLUMNS = ("launch", "latency", "network_steps", *(f"fill_{f}" for f in FAMILIES))
 
 
 @dataclass(frozen=True)
 class Params:
     """Fitted coefficients: launch (µs), latency scale, µs per network step, the fill's
-    scale for Ring, Tree and NVLS-family picks, and the pipeline chunk (bytes). The
-    bandwidth term is the tuner's own (scale 1)."""
+    scale for Tree and NVLS-family picks, and the pipeline chunk (bytes). The bandwidth
+    term is not fitted (:func:`as_run_bandwidth`, scale 1)."""
 
     launch_us: float
     k_latency: float
     step_us: float
-    k_fill_ring: float
     k_fill_tree: float
     k_fill_nvls: float
     chunk: int
@@ -74,22 +78,22 @@ class Params:
                 self.launch_us,
                 self.k_latency,
                 self.step_us,
-                self.k_fill_ring,
                 self.k_fill_tree,
                 self.k_fill_nvls,
             ]
         )
 
     def k_fill(self, choice: nccl.Choice) -> float:
-        """The fill's scale for the family of ``choice``'s algorithm."""
-        return float(self.coefficients()[3 + _family(choice)])
+        """The fill's scale for the family of ``choice``'s algorithm (0 for a ring)."""
+        family = _family(choice)
+        return 0.0 if family is None else float(self.coefficients()[3 + family])
 
 
-def _family(choice: nccl.Choice) -> int:
+def _family(choice: nccl.Choice) -> int | None:
     """Index in :data:`FAMILIES` of the pick's algorithm (NVLS, NVLSTree, CollNet and PAT
-    share the switch-assisted pipeline's coefficient)."""
+    share the switch-assisted pipeline's coefficient; a ring has no fill: None)."""
     algo = choice.best.entry.algorithm
-    return 0 if algo is Algorithm.RING else 1 if algo is Algorithm.TREE else 2
+    return None if algo is Algorithm.RING else 0 if algo is Algorithm.TREE else 1
 
 
 @dataclass(frozen=True)
@@ -113,7 +117,8 @@ class Prediction:
 
 
 def _shape(choice: nccl.Choice) -> tuple[int, int]:
-    """(network steps, pipeline depth) of the chosen algorithm."""
+    """(network steps, pipeline depth) of the chosen algorithm (a ring's depth is
+    unused: it has no fill)."""
     topo, algo = choice.topology, choice.best.entry.algorithm
     levels = log2i(topo.nodes) if topo.nodes > 1 else 0
     chain = topo.gpus_per_node - 1
@@ -133,21 +138,55 @@ def terms(choice: nccl.Choice, chunk: int) -> tuple[np.ndarray, float]:
     """The :data:`COLUMNS` before their coefficients (µs; a count for the network steps),
     and the tuner's bandwidth time (µs).
 
-    The fill: a pipeline of ``depth`` stages moves its first piece through all of them
-    before the last stage starts; a piece is at most ``chunk`` and at most what one
-    channel carries per stage (a ring's stage moves S/(ranks · channels), a tree's the
-    whole S/channels)."""
+    The fill: a tree or NVLS pipeline of ``depth`` stages moves its first piece through
+    all of them before the last stage starts; a piece is at most ``chunk`` and at most
+    what one channel carries (S/channels). The bandwidth time is
+    :func:`as_run_bandwidth`'s."""
     e = choice.best
     net, depth = _shape(choice)
     channels = max(e.entry.channels, 1)
     per_channel = e.entry.bus_bandwidth / channels
-    ring = e.entry.algorithm is Algorithm.RING
-    stage = choice.nbytes / (channels * (choice.topology.ranks if ring else 1))
-    fill = depth * min(chunk, stage) / (1000 * per_channel)
-    wire = choice.nbytes / (1000 * e.bandwidth)
     fills = [0.0] * len(FAMILIES)
-    fills[_family(choice)] = fill
+    family = _family(choice)
+    if family is not None:
+        fills[family] = depth * min(chunk, choice.nbytes / channels) / (1000 * per_channel)
+    wire = choice.nbytes / (1000 * as_run_bandwidth(choice))
     return np.array([1.0, e.latency_us, float(net), *fills]), wire
+
+
+def _as_run(g: nccl.Graphs) -> nccl.Graphs:
+    """The ring and tree graphs as the kernels run them: ``comm->nChannels`` channels
+    (connect.cc duplicates every searched channel), each carrying its share of the
+    searched bandwidth, so ``channels × bandwidth`` is unchanged."""
+    n = g.comm_channels
+
+    def spread(graph: nccl.Graph) -> nccl.Graph:
+        k = graph.channels / n
+        return dataclasses.replace(
+            graph, channels=n, bw_intra=graph.bw_intra * k, bw_inter=graph.bw_inter * k
+        )
+
+    return dataclasses.replace(g, ring=spread(g.ring), tree=spread(g.tree))
+
+
+def as_run_bandwidth(choice: nccl.Choice) -> float:
+    """The pick's algorithm bandwidth (GB/s) with the tuner's per-channel caps counted on
+    the channels that run, after the tuner's size corrections.
+
+    NCCL's tuner caps Ring/LL128, Tree and Tree/LL128 at ``graphs[a]->nChannels ×
+    perChMax…Bw`` (tuning.cc), counting the *searched* channels, while the kernels run
+    twice as many (connect.cc: "nChannels = comm->nChannels = std::min(MAXCHANNELS,
+    nChannels * 2)"), each at half the searched bandwidth. A cap that binds on the
+    search's few fast channels — 4 × 20 GB/s for Ring/LL128 on Ampere over four 24 GB/s
+    NIC paths, where the wire allows 0.92 × 96 — need not bind on the eight that run, so
+    a run can beat the tuner's estimate. Where no cap binds (Simple rings, NVLS) this is
+    the tuner's own bandwidth."""
+    e = choice.best
+    if e.entry.algorithm not in (Algorithm.RING, Algorithm.TREE):
+        return e.bandwidth
+    g = nccl.graphs(choice.topology)
+    run = nccl.entry(choice.topology, choice.func, e.entry.algorithm, e.entry.protocol, _as_run(g))
+    return e.bandwidth * max(run.bus_bandwidth / e.entry.bus_bandwidth, 1.0)
 
 
 def _choice(system: System, row: Row) -> nccl.Choice:
@@ -167,7 +206,7 @@ def measured_time_us(system: System, row: Row) -> float:
 
 def _nnls(design: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, float]:
     """Least squares with every coefficient ≥ 0, by trying each subset of the columns
-    (six columns: 63 subsets), keeping the best feasible one."""
+    (five columns: 31 subsets), keeping the best feasible one."""
     best, best_sse = np.zeros(design.shape[1]), float(np.sum(target**2))
     cols = [c for c in range(design.shape[1]) if design[:, c].any()]
     for k in range(1, len(cols) + 1):
@@ -223,7 +262,7 @@ def held_out() -> dict[str, Params]:
 
 def price(choice: nccl.Choice, params: Params) -> dict[str, float]:
     """The measured model's terms (µs) for a choice already made: launch, latency,
-    network_steps, fill (the pick's family's) and bandwidth."""
+    network_steps, fill (the pick's family's) and bandwidth (as run)."""
     t, wire = terms(choice, params.chunk)
     launch, latency, steps, *fills = (float(x) for x in t * params.coefficients())
     return {

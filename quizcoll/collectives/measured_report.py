@@ -95,9 +95,9 @@ def params_line() -> str:
     p = m.fitted()
     return (
         f"Fitted: launch {p.launch_us:.2f} µs, latency × {p.k_latency:.3f}, "
-        f"{p.step_us:.2f} µs per network step, fill × {p.k_fill_ring:.3f} (Ring), "
-        f"× {p.k_fill_tree:.3f} (Tree), × {p.k_fill_nvls:.3f} (NVLS, NVLSTree) "
-        f"(chunk {_size(p.chunk)})."
+        f"{p.step_us:.2f} µs per network step, fill × {p.k_fill_tree:.3f} (Tree), "
+        f"× {p.k_fill_nvls:.3f} (NVLS, NVLSTree), none for Ring (chunk {_size(p.chunk)}); "
+        f"bandwidth as run (not fitted)."
     )
 
 

@@ -57,6 +57,7 @@ def worked_examples() -> tuple[str, ...]:
     names = (e.name for e in folder.iterdir() if e.name.endswith(".yaml"))
     return tuple(sorted(n[: -len(".yaml")] for n in names if n.startswith("examples-")))
 
+
 # Words that start with a digit but name things (the catalog GPUs' names are added by the
 # executables, which read the catalog).
 TERMS: tuple[str, ...] = BASE_TERMS

@@ -168,7 +168,7 @@ def _explain_mfu(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     return (
         f"{num(args['tokens_per_second'])} tokens/s over {args['gpus']} GPUs × "
         f"{sci(r['model_flops_per_token'])} FLOPs per token = "
-        f"{sci(r['achieved_flops_per_gpu'])} FLOP/s per GPU; over the {args['gpu']}'s "
+        f"{sci(r['achieved_flops_per_gpu'])} FLOP/s per GPU; over the `{args['gpu']}`'s "
         f"{args['dtype']} peak: **MFU {num(r['mfu'])}**, HFU {num(r['hfu'])}."
     )
 

@@ -107,7 +107,7 @@ def run_mfu(
 def _explain_run_mfu(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     return (
         f"{sci(r['model_flops'])} model FLOPs over {num(args['gpu_hours'])} GPU-hours × 3,600 s = "
-        f"{sci(r['achieved_flops_per_gpu'])} FLOP/s per GPU; over the {args['gpu']}'s "
+        f"{sci(r['achieved_flops_per_gpu'])} FLOP/s per GPU; over the `{args['gpu']}`'s "
         f"{args['dtype']} peak: **MFU {num(100 * r['mfu'])} %**."
     )
 

@@ -90,13 +90,20 @@ def capacity(
     }
 
 
+def _listed(values: str) -> str:
+    """A comma-separated argument as the learner reads it: "32,16,8" would scan as one number."""
+    return ", ".join(v.strip() for v in values.split(","))
+
+
 def _explain_capacity(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     text = (
         f"⌈{num(args['capacity_factor'])} × {args['tokens']:,} × {args['top_k']} / "
         f"{args['experts']}⌉ = **{r['capacity']:,} assignments per expert**"
     )
     if args["loads"]:
-        text += f"; loads {args['loads']} drop {r['dropped']:,} ({num(r['drop_fraction'])})"
+        text += (
+            f"; loads {_listed(args['loads'])} drop {r['dropped']:,} ({num(r['drop_fraction'])})"
+        )
     return text + "."
 
 
@@ -122,8 +129,8 @@ def all_to_all(
 
 def _explain_all_to_all(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     return (
-        f"(EP − 1)/EP × {args['tokens_per_gpu']:,} tokens × k = {args['top_k']} × h = "
-        f"{args['hidden']:,} × {num(value_bytes(args['dtype']))} B"
+        f"(EP − 1)/EP of {args['tokens_per_gpu']:,} tokens, each to k = {args['top_k']} "
+        f"expert(s) as h = {args['hidden']:,} values of {num(value_bytes(args['dtype']))} B"
         + (f" × cf {num(args['capacity_factor'])}" if args["capacity_factor"] != 1 else "")
         + f" = **{sizes(r['dispatch_bytes'])}** dispatched, the same combined back; forward "
         f"{sizes(r['forward_bytes'])}, with the backward {sizes(r['step_bytes'])} per layer."
@@ -147,7 +154,8 @@ def balance_loss(loads: str, probabilities: str, alpha: float = 0.01) -> dict[st
 
 def _explain_balance(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     return (
-        f"α·E·Σ fᵢPᵢ with f from loads {args['loads']} and P = {args['probabilities']}: "
+        f"α·E·Σ fᵢPᵢ with f from loads {_listed(args['loads'])} and P = "
+        f"{_listed(args['probabilities'])}: "
         f"**{num(r['loss'])}**; balanced routing gives α = {num(r['uniform_loss'])}, one expert "
         f"taking everything α·E = {num(r['collapsed_loss'])}."
     )

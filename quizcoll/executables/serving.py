@@ -86,7 +86,7 @@ def roofline(
 def _explain_roofline(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     return (
         f"{sci(r['flops'])} FLOPs over {sizes(r['bytes'])} = intensity "
-        f"{num(r['arithmetic_intensity'])} FLOPs/B against the {args['gpu']}'s ridge "
+        f"{num(r['arithmetic_intensity'])} FLOPs/B against the `{args['gpu']}`'s ridge "
         f"{num(r['ridge_point'])}: **{r['bound']}-bound**, at most {sci(r['attainable_flops'])} "
         f"FLOP/s, {format_seconds(r['time_s'])}."
     )

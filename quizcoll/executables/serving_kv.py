@@ -113,7 +113,7 @@ def _explain_speculative(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     a, g, c = args["alpha"], args["gamma"], args["cost_ratio"]
     return (
         f"(1 − α^(γ+1))/(1 − α) with α = {num(a)}, γ = {g}: **{num(r['expected_tokens'])} tokens "
-        f"per target pass**; speedup over (γc + 1) = {num(g * c + 1)}: {num(r['speedup'])}× "
+        f"per target pass**; speedup over (γc + 1) with c = {num(c)}: {num(r['speedup'])}× "
         f"(best γ ≤ 16: {r['best_gamma']}, {num(r['best_speedup'])}×)."
     )
 

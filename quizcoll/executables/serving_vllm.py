@@ -7,7 +7,6 @@ and the CUDA-graph pool; a deployment fits when its sequences' blocks fit in tha
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -63,10 +62,9 @@ def vllm_serving(
         )
 
     windows = [w for w in cfg.sliding_windows if w is not None]
-    kept = context
-    if len(windows) == len(cfg.sliding_windows):  # every layer slides: a window per sequence
-        kept = min(context, max(windows))
-    blocks_needed = batch * math.ceil(kept / vllm.BLOCK_SIZE)
+    # every layer slides: the blocks behind the window go back to the pool
+    window = max(windows) if windows and len(windows) == len(cfg.sliding_windows) else None
+    blocks_needed = batch * vllm.blocks_per_sequence(context, window)
     here = budget(tensor_parallel)
     needed = next(
         (
@@ -80,6 +78,7 @@ def vllm_serving(
         "requested_bytes": here.requested_bytes,
         "weights_bytes": here.weights_bytes,
         "activation_bytes": here.activation_bytes,
+        "forward_bytes": here.forward_bytes,
         "sampler_bytes": here.sampler_bytes,
         "non_torch_bytes": here.non_torch_bytes,
         "cuda_graph_bytes": here.cuda_graph_bytes,
@@ -173,8 +172,9 @@ def register(registry: Registry) -> None:
         fields=[
             Field("requested_bytes", B, "total × gpu_memory_utilization"),
             Field("weights_bytes", B, "this GPU's weights"),
-            Field("activation_bytes", B, "peak of the profile pass"),
-            Field("sampler_bytes", B, "of which fp32 logits of max_num_seqs sequences"),
+            Field("activation_bytes", B, "peak of the profile pass: the larger stage"),
+            Field("forward_bytes", B, "peak of the profile forward (one chunk)"),
+            Field("sampler_bytes", B, "peak of the profile sampler (max_num_seqs rows)"),
             Field("non_torch_bytes", B, "non-torch memory (assumed, from a published log)"),
             Field("cuda_graph_bytes", B, "CUDA-graph pool (assumed, from a published log)"),
             Field("kv_cache_bytes", B, "left for the KV cache"),

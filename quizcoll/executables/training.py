@@ -94,9 +94,11 @@ def zeropp(params: int) -> dict[str, Any]:
 
 def _explain_zeropp(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     return (
-        f"M = 2Ψ = {sizes(r['model_bytes'])}. ZeRO-3 crosses nodes with 3M "
-        f"({sizes(r['zero3_bytes'])}); ZeRO++: int8 forward all-gather 0.5M + backward "
-        f"all-gather inside the node (hpZ) 0 + int4 gradients 0.25M = "
+        f"M = 2Ψ = {sizes(r['model_bytes'])}. ZeRO-3 crosses nodes with three times M: "
+        f"{sizes(r['zero3_bytes'])}; ZeRO++: int8 forward all-gather, half of M: "
+        f"{sizes(r['forward_gather_bytes'])} + backward all-gather inside the node (hpZ) "
+        f"{sizes(r['backward_gather_bytes'])} + int4 gradients, a quarter of M: "
+        f"{sizes(r['gradient_bytes'])} = "
         f"**{sizes(r['zeropp_bytes'])}**, {num(r['reduction'])}× less."
     )
 

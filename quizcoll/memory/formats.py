@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from quizcoll.memory.errors import MemoryInputError
+from quizcoll.memory.figures import whole
 from quizcoll.memory.numbers import suggest
 from quizcoll.memory.params import Role, Tensor
 
@@ -51,36 +52,38 @@ class GgufBlock:
         return self.block_bytes * 8 / self.block_size
 
 
-# Byte layouts from ggml-common.h (block_q8_0, block_q6_K ...); QK_K = 256.
+def _block(name: str, layout: str, fallback: str | None = None) -> GgufBlock:
+    """A block type whose size and bytes are ``quizcoll/data/quant-formats.yaml``'s
+    ``NAME_block_size`` and ``NAME_block_bytes`` (each quoted from its source there)."""
+    size = whole("quant-formats", f"{name}_block_size")
+    return GgufBlock(name, size, whole("quant-formats", f"{name}_block_bytes"), layout, fallback)
+
+
+# Byte layouts of ggml-common.h's structs (block_q8_0, block_q6_K ...); the weights and bytes
+# of each block are read from the data file, so that they live once.
 GGUF_BLOCKS: dict[str, GgufBlock] = {
     b.name: b
     for b in (
-        GgufBlock("q8_0", 32, 34, "fp16 scale + 32 × int8"),
-        GgufBlock(
+        _block("q8_0", "fp16 scale + 32 × int8"),
+        _block(
             "q6_k",
-            256,
-            210,
             "128 B low 4 bits + 64 B high 2 bits + 16 int8 scales + fp16 scale",
             "q8_0",
         ),
-        GgufBlock(
+        _block(
             "q5_k",
-            256,
-            176,
             "fp16 scale + fp16 min + 12 B 6-bit sub-block scales/mins + 32 B high bits + 128 B low 4 bits",
             "q5_1",
         ),
-        GgufBlock(
+        _block(
             "q4_k",
-            256,
-            144,
             "fp16 scale + fp16 min + 12 B 6-bit sub-block scales/mins + 128 B of 4-bit quants",
             "q5_0",
         ),
-        GgufBlock("q4_0", 32, 18, "fp16 scale + 16 B of 4-bit quants"),
+        _block("q4_0", "fp16 scale + 16 B of 4-bit quants"),
         # Fallbacks only (not offered as formats): the legacy types llama.cpp substitutes.
-        GgufBlock("q5_0", 32, 22, "fp16 scale + 4 B high bits + 16 B low 4 bits"),
-        GgufBlock("q5_1", 32, 24, "fp16 scale + fp16 min + 4 B high bits + 16 B low 4 bits"),
+        _block("q5_0", "fp16 scale + 4 B high bits + 16 B low 4 bits"),
+        _block("q5_1", "fp16 scale + fp16 min + 4 B high bits + 16 B low 4 bits"),
     )
 }
 GGUF_FORMATS: tuple[str, ...] = ("q8_0", "q6_k", "q5_k", "q4_k", "q4_0")

@@ -12,7 +12,10 @@ a repository id is asked for; names without ``/`` stay with the built-in catalog
 from __future__ import annotations
 
 import dataclasses
+import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from quizcoll.memory.architecture import ModelConfig, load_config
@@ -23,6 +26,7 @@ from quizcoll.memory.errors import MemoryInputError
 _REPO_ID = re.compile(r"^[A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?/[A-Za-z0-9_](?:[\w.-]*[\w])?$")
 MAX_CONFIG_BYTES = 1024 * 1024  # a config.json is a few KiB; anything this large is not one
 INSTALL = "pip install 'quizcoll[hub]'"
+PROBE_TIMEOUT_S = 10  # the one request that tells whether the Hub answers at all
 
 
 def is_repo_id(name: str) -> bool:
@@ -40,8 +44,17 @@ def config_path(repo_id: str, revision: str | None = None) -> Path:
         raise MemoryInputError(
             f"{repo_id}: reading a model from the Hugging Face Hub needs huggingface_hub: {INSTALL}"
         ) from None
+    # Offline, the download retries five times with backoff (about 23 s) and logs each try;
+    # one HEAD without retries tells first whether the Hub answers at all, and the Hub's log
+    # lines are kept off the terminal: a failure is reported below in one line.
+    local_only = bool(constants.HF_HUB_OFFLINE) or not _hub_answers(repo_id, revision)
     try:
-        return Path(huggingface_hub.hf_hub_download(repo_id, "config.json", revision=revision))
+        with _quiet_hub_log():
+            return Path(
+                huggingface_hub.hf_hub_download(
+                    repo_id, "config.json", revision=revision, local_files_only=local_only
+                )
+            )
     except errors.LocalEntryNotFoundError:
         if constants.HF_HUB_OFFLINE:
             raise MemoryInputError(
@@ -67,6 +80,34 @@ def config_path(repo_id: str, revision: str | None = None) -> Path:
         raise MemoryInputError(
             f"{repo_id}: cannot read config.json from the Hub: {first}"
         ) from None
+
+
+def _hub_answers(repo_id: str, revision: str | None) -> bool:
+    """Whether the Hub answers one HEAD request for ``repo_id``'s config.json (no retries)."""
+    import huggingface_hub
+    from huggingface_hub import errors
+
+    url = huggingface_hub.hf_hub_url(repo_id, "config.json", revision=revision)
+    try:
+        with _quiet_hub_log():
+            huggingface_hub.get_hf_file_metadata(url, timeout=PROBE_TIMEOUT_S)
+    except errors.HfHubHTTPError:
+        return True  # an answer (401, 404, ...): the download says which, in its own words
+    except Exception:  # no DNS, refused, timed out, TLS: the Hub is not reachable
+        return False
+    return True
+
+
+@contextmanager
+def _quiet_hub_log() -> Iterator[None]:
+    """huggingface_hub's warnings (retries, "thrown while requesting") off the terminal."""
+    log = logging.getLogger("huggingface_hub")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
 
 
 def load_hub_config(repo_id: str, revision: str | None = None) -> ModelConfig:

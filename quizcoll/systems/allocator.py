@@ -23,14 +23,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from quizcoll.memory.figures import whole
 from quizcoll.systems.errors import SystemsInputError, at_least
 
-MIN_BLOCK = 512  # kMinBlockSize
-SMALL_SIZE = 1 << 20  # kSmallSize: largest "small" allocation, 1 MiB
-SMALL_BUFFER = 2 << 20  # kSmallBuffer: small allocations are packed in 2 MiB segments
-LARGE_BUFFER = 20 << 20  # kLargeBuffer: allocations between 1 and 10 MiB use 20 MiB segments
-MIN_LARGE_ALLOC = 10 << 20  # kMinLargeAlloc
-ROUND_LARGE = 2 << 20  # kRoundLarge: larger allocations are rounded up to 2 MiB
+# PyTorch's constants, read from quizcoll/data/training.yaml (each with the source line as
+# its quote, which `check` holds the figure to), so that they live once.
+MIN_BLOCK = whole("training", "alloc_min_block")  # kMinBlockSize, 512 B
+SMALL_SIZE = whole("training", "alloc_small_size")  # kSmallSize: largest "small" allocation
+SMALL_BUFFER = whole("training", "alloc_small_buffer")  # kSmallBuffer: small-pool segments
+LARGE_BUFFER = whole("training", "alloc_large_buffer")  # kLargeBuffer: for 1-10 MiB blocks
+MIN_LARGE_ALLOC = whole("training", "alloc_min_large_alloc")  # kMinLargeAlloc
+ROUND_LARGE = whole("training", "alloc_round_large")  # kRoundLarge: large sizes round to this
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,12 @@ docs/oracles.md):
   total_gpu_memory=23.58GiB ... peak_torch_memory=17.06GiB ... non_torch_memory=0.35GiB
   kv_cache_size=3.81GiB", "# GPU blocks: 1952" at max_model_len 20,000, and peak 17.98 GiB,
   2.89 GiB, 1,478 blocks at 29,000. The model must predict the activation peak, the KV
-  memory and the blocks within 5% from the config alone.
+  memory and the blocks within 1% from the config alone, with the forward of that era's
+  llama.py (``gate_up_held``: vllm-project/vllm llama.py at 0035bdf2,
+  ``gate_up, _ = self.gate_up_proj(x)`` keeps gate_up alive through down_proj; 0.33.0's
+  ``x, _ = self.gate_up_proj(x)`` frees it). Measured: peak -0.54% / -0.14%, KV memory
+  +0.35% / +0.22%, blocks +0.26% / +0.27%; the weights with the rotary cache (131,072 x 128
+  bf16) print as 14.9888 GiB to the log's four decimals.
 - A V1 log of Qwen/Qwen2.5-1.5B-Instruct: "Available KV cache memory: 0.56 GiB", "GPU KV
   cache size: 20,992 tokens": whole 16-token blocks of the model's KV bytes per token.
 """
@@ -43,12 +48,15 @@ def test_llama31_8b_on_rtx3090_matches_the_published_profile(tokens, peak, kv, b
         max_num_seqs=256,
         non_torch_bytes=round(0.35 * GIB),
         cuda_graph_bytes=0,
+        gate_up_held=True,
     )
-    # the parameters are 0.2% (34 MB) under what vLLM measured: its buffers (rotary cache)
-    assert budget.weights_bytes == pytest.approx(WEIGHTS_LOGGED, rel=0.005)
-    assert budget.activation_bytes == pytest.approx((peak * GIB) - WEIGHTS_LOGGED, rel=0.05)
-    assert budget.kv_cache_bytes == pytest.approx(kv * GIB, rel=0.05)
-    assert budget.blocks == pytest.approx(blocks, rel=0.05)
+    # parameters plus the rotary cos_sin_cache, to the log's four decimals
+    assert budget.weights_bytes == pytest.approx(WEIGHTS_LOGGED, abs=0.00005 * GIB)
+    # the peak is the forward's: the allocator's highest point, not forward + sampler
+    assert budget.activation_bytes == budget.forward_bytes > budget.sampler_bytes
+    assert budget.activation_bytes == pytest.approx((peak * GIB) - WEIGHTS_LOGGED, rel=0.01)
+    assert budget.kv_cache_bytes == pytest.approx(kv * GIB, rel=0.01)
+    assert budget.blocks == pytest.approx(blocks, rel=0.01)
 
 
 QWEN25_15B = {  # Qwen/Qwen2.5-1.5B-Instruct config.json, the fields the count needs

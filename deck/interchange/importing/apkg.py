@@ -467,6 +467,11 @@ def _quizcoll_note(
     def get(name: str) -> str:
         return _field(fields, info.fields, name)
 
+    # The export files a card under ROOT::deck and names its note type "ROOT card": the deck
+    # comes back as the card's own ("quizcoll::memory" → memory, not quizcoll-memory).
+    root = info.name.removesuffix(" card")
+    if root != info.name and deck.startswith(f"{root}::"):
+        deck = deck.removeprefix(f"{root}::")
     answer, worked = work.markdown(get("answer")), work.markdown(get("worked answer"))
     back = "\n\n".join(p for p in (f"**Answer:** {answer}" if answer else "", worked) if p)
     return ImportedNote(

@@ -50,6 +50,9 @@ _KEEP_DESCENDING = 0.49
 # ncclTopoDupChannels thresholds, GB/s
 _DUP_MIN_BW = 25.0
 _DUP_FAST_BW = 50.0
+# connect.cc's second doubling: sm_90+, nNodes > 1, ring bwIntra > 45.0, nChannels < 16
+_DOUBLE_BW = 45.0
+_DOUBLE_BELOW = 16
 
 
 class Pattern(enum.Enum):
@@ -89,12 +92,18 @@ class Graphs:
     nvls: Graph | None
     collnet_direct: Graph | None
     collnet_chain: Graph | None
+    # connect.cc doubles the channels once more on sm_90+ across nodes when the ring's
+    # bwIntra is above 45 GB/s and fewer than 16 channels run (set by :func:`graphs`)
+    double_again: bool = False
 
     @property
     def comm_channels(self) -> int:
-        """Channels a ring/tree collective runs on: twice the search channels
-        (``ncclTopoPostset``), at most ``MAXCHANNELS``."""
-        return min(2 * min(self.ring.channels, self.tree.channels), MAXCHANNELS)
+        """Channels a ring/tree collective runs on (``comm->nChannels``, connect.cc):
+        twice the search channels, at most ``MAXCHANNELS``, then twice again where
+        :attr:`double_again` ("Use 4 compute channels per search channel to reach peak
+        BW on <8 PPN")."""
+        n = min(2 * min(self.ring.channels, self.tree.channels), MAXCHANNELS)
+        return 2 * n if self.double_again and n < _DOUBLE_BELOW else n
 
 
 def _fits(budget: float, per_channel: float) -> int:
@@ -259,4 +268,6 @@ def graphs(topo: Topology) -> Graphs:
         arity = min(MAX_DIRECT_ARITY + 1, topo.gpus_per_node)
         direct = _search(Pattern.COLLNET_DIRECT, topo, _Bounds(1, arity))
         chain = _search(Pattern.TREE, topo, same)
-    return Graphs(ring, tree, nvls, direct, chain)
+    hopper_on = topo.arch in (Arch.HOPPER, Arch.BLACKWELL)  # minCompCap >= 90
+    again = hopper_on and topo.nodes > 1 and ring.bw_intra > _DOUBLE_BW
+    return Graphs(ring, tree, nvls, direct, chain, double_again=again)

@@ -18,11 +18,19 @@ from deck.base.errors import DeckError
 from deck.cards.instances import draw, render_front
 from deck.review.scheduler import format_interval
 from quizcoll.tui.screens.base import QuizScreen
-from quizcoll.tui.services.browse import SORTS, BrowseRow, filter_rows, history_markdown, rows
+from quizcoll.tui.services.browse import (
+    SORTS,
+    BrowseRow,
+    count_line,
+    filter_rows,
+    history_markdown,
+    rows,
+)
 from quizcoll.tui.services.summary import card_history, card_records, set_suspended
 
 NARROW = 140  # below this the preview goes under the table: the table needs ~100 columns
 PREVIEW_SEED = 0
+MIN_TAGS = 16  # the narrowest tags column: at 80 columns the table scrolls sideways to it
 
 
 def _due(row: BrowseRow, now: datetime) -> Text:
@@ -81,6 +89,28 @@ class BrowseScreen(QuizScreen):
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < NARROW, "-narrow")
+        if self.all_rows:
+            self.call_after_refresh(self.apply_filter)  # the tags column follows the width
+        self._show_count()
+
+    @staticmethod
+    def _tags_room(table: DataTable, cells: list[tuple[str | Text, ...]]) -> int:
+        """The columns the tags column has left once the others are as wide as their widest
+        cell (at least ``MIN_TAGS``: below that the table scrolls sideways)."""
+        labels = ("id", "deck", "type", "due", "stab.", "lapses")
+        widths = [
+            max([len(label)] + [Text(str(c[i])).cell_len for c in cells])
+            for i, label in enumerate(labels)
+        ]
+        widths[3] = max(widths[3], 10)  # the due column's fixed width
+        used = sum(widths) + 2 * table.cell_padding * (len(labels) + 1)
+        return max(MIN_TAGS, table.scrollable_content_region.width - used)
+
+    def _show_count(self) -> None:
+        line = self.query_one("#browse-count", Static)
+        # the line's width less its padding (the screen's before the first layout)
+        width = line.content_region.width or self.size.width - 2
+        line.update(count_line(len(self.shown), len(self.all_rows), self.sort, width))
 
     @work(exclusive=True, group="browse")
     async def reload(self) -> None:
@@ -104,23 +134,26 @@ class BrowseScreen(QuizScreen):
         table = self.query_one("#browse-table", DataTable)
         keep = table.cursor_row
         table.clear()
+        cells = []
         for row in self.shown:
             state = row.record.state if row.record else None
             stability = f"{state.stability:.1f}d" if state and state.stability else "–"
-            table.add_row(
-                row.card.id,
-                row.card.deck,
-                row.card.type.value,
-                _due(row, now),
-                stability,
-                str(state.lapses if state else 0),
-                ", ".join(row.card.tags),
-                key=row.card.id,
+            cells.append(
+                (
+                    row.card.id,
+                    row.card.deck,
+                    row.card.type.value,
+                    _due(row, now),
+                    stability,
+                    str(state.lapses if state else 0),
+                )
             )
-        self.query_one("#browse-count", Static).update(
-            f"{len(self.shown)} of {len(self.all_rows)} cards · sorted by {self.sort} (s) · "
-            "! suspends or unsuspends · L the leeches"
-        )
+        room = self._tags_room(table, cells)
+        for row, cell in zip(self.shown, cells, strict=True):
+            tags = Text(", ".join(row.card.tags), no_wrap=True, overflow="ellipsis")
+            tags.truncate(room, overflow="ellipsis")  # "collectives, broad…", not cut mid-word
+            table.add_row(*cell, tags, key=row.card.id)
+        self._show_count()
         if self.shown:
             table.move_cursor(row=min(keep, len(self.shown) - 1))
             self._preview(self.shown[table.cursor_row])

@@ -99,6 +99,9 @@ def verdict(result: MemoryResult) -> Text:
     return text
 
 
+FROM_CONFIG = "from config.json"  # what the model dropdown shows while a path is given
+
+
 class MemoryLabScreen(QuizScreen):
     """Size a deployment: does this model fit?"""
 
@@ -113,6 +116,7 @@ class MemoryLabScreen(QuizScreen):
         super().__init__()
         self.preset = preset or MemoryRequest()
         self.result: MemoryResult | None = None
+        self.catalog_model = self.preset.model  # the model chosen before a config.json path
 
     def compose(self) -> ComposeResult:
         d = self.preset
@@ -210,8 +214,9 @@ class MemoryLabScreen(QuizScreen):
 
         dtype = str(self.query_one("#mem-dtype", Select).value)
         grouped = takes_group_size(dtype)
+        model = self.query_one("#mem-model", Select)
         return MemoryRequest(
-            model=str(self.query_one("#mem-model", Select).value),
+            model=self.catalog_model if model.disabled else str(model.value),
             config_path=self.query_one("#mem-config", Input).value,
             dtype=dtype,
             # a disabled field is not read: what it holds does not matter to other formats
@@ -234,8 +239,20 @@ class MemoryLabScreen(QuizScreen):
 
     @on(Input.Changed, "#mem-config")
     def _config_changed(self, event: Input.Changed) -> None:
-        # A config.json path replaces the catalog model: the dropdown says so by going dim.
-        self.query_one("#mem-model", Select).disabled = bool(event.value.strip())
+        # A config.json path replaces the catalog model: the dropdown says so, in words (a dim
+        # "llama-3-8b" beside a Mistral config read as if Llama were computed), and goes dim.
+        select = self.query_one("#mem-model", Select)
+        path = bool(event.value.strip())
+        if path == select.disabled:
+            return
+        with select.prevent(Select.Changed):
+            if path:
+                self.catalog_model = str(select.value)
+                select.set_options([(FROM_CONFIG, FROM_CONFIG)])
+            else:
+                select.set_options([(m, m) for m in model_names()])
+                select.value = self.catalog_model
+        select.disabled = path
 
     @on(Select.Changed, "#mem-dtype")
     def _dtype_changed(self, event: Select.Changed) -> None:

@@ -41,6 +41,11 @@ class SettingsScreen(QuizScreen):
 
     def compose(self) -> ComposeResult:
         values = as_text(self.quiz.config.default)
+        # the screen says what it is (reached by "o", it showed bare fields with no heading)
+        yield Static(
+            Text.assemble(("Settings", "bold"), " · review defaults for every deck, and the theme"),
+            id="settings-title",
+        )
         with VerticalScroll(id="settings"):
             for key in EDITABLE:
                 label, help_ = LABELS[key]

@@ -102,6 +102,19 @@ SORTS: dict[str, Callable[[Sequence[BrowseRow], datetime], list[BrowseRow]]] = {
 HISTORY_SHOWN = 10
 
 
+def count_line(shown: int, total: int, sort: str, width: int) -> str:
+    """The line above the table: how many cards match, the sort, and the keys, in the longest
+    form that fits ``width`` columns (a cut line lost "L the leeches" at 80 columns)."""
+    count = f"{shown} of {total} cards"
+    forms = (
+        f"{count} · sorted by {sort} (s) · ! suspends or unsuspends · L the leeches",
+        f"{count} · sorted by {sort} (s) · ! suspend · L leeches",
+        f"{count} · sorted by {sort} (s)",
+        f"{count} · {sort}",
+    )
+    return next((f for f in forms if len(f) <= width), count)
+
+
 def history_markdown(reviews: Sequence[Review]) -> str:
     """A card's reviews, newest first, as a Markdown table (at most :data:`HISTORY_SHOWN`)."""
     if not reviews:

@@ -1,0 +1,71 @@
+"""Published figures the calculators compute with, read from ``quizcoll/data/*.yaml``.
+
+A table a source publishes (PyTorch's caching-allocator sizes, ggml's block layouts) lives
+once, in its data file, with the source's own text as ``quote``; ``quizcoll check`` holds
+each ``printed`` to its quote. The calculators read the figure from there instead of
+keeping a copy, so a wrong figure is a wrong record that ``check`` names, not a second copy
+that agrees with nothing. (The calculators may not import the engine's reader in
+``quizcoll.constants``; this is the few lines they need.)
+
+:func:`figure` is the value of one record in base units (bytes, counts): ``printed``
+times its byte unit (``20`` MiB is 20,971,520). A missing file, record or unit is a
+programming error of the distribution and raises :class:`DataFileError` naming it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from importlib import resources
+
+import yaml
+
+_PACKAGE, _FOLDER = "quizcoll", "data"
+MAX_DATA_BYTES = 1024 * 1024
+# The display units the calculators' tables use, in base units.
+_UNITS: dict[str, int] = {"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+
+class DataFileError(ValueError):
+    """A shipped data file, or a record of it, that is missing or malformed."""
+
+
+@functools.cache
+def _records(name: str) -> dict[str, dict]:
+    path = f"{_PACKAGE}/{_FOLDER}/{name}.yaml"
+    try:
+        raw = resources.files(_PACKAGE).joinpath(_FOLDER, f"{name}.yaml").read_bytes()
+    except OSError as exc:
+        raise DataFileError(f"{path}: cannot read: {exc}") from None
+    if len(raw) > MAX_DATA_BYTES:
+        raise DataFileError(f"{path}: larger than {MAX_DATA_BYTES:,} bytes")
+    doc = yaml.safe_load(raw.decode("utf-8"))
+    items = doc.get("figures") if isinstance(doc, dict) else None
+    if not isinstance(items, list):
+        raise DataFileError(f"{path}: expected a mapping with a 'figures' list")
+    return {r["name"]: r for r in items if isinstance(r, dict) and "name" in r}
+
+
+def figure(name: str, record: str) -> float:
+    """The value of ``record`` of data file ``name`` in base units (bytes, counts)."""
+    r = _records(name).get(record)
+    where = f"{_PACKAGE}/{_FOLDER}/{name}.yaml: {record}"
+    if r is None:
+        raise DataFileError(f"{where}: no such record")
+    printed, unit = r.get("printed"), r.get("unit", "")
+    if isinstance(printed, bool) or not isinstance(printed, int | float):
+        raise DataFileError(f"{where}: printed: expected a number")
+    if unit not in _UNITS:
+        raise DataFileError(f"{where}: unit {unit!r} is not one of {', '.join(_UNITS)}")
+    value = float(printed) * _UNITS[unit]
+    if not math.isfinite(value):
+        raise DataFileError(f"{where}: printed: not a finite number")
+    return value
+
+
+def whole(name: str, record: str) -> int:
+    """:func:`figure` for a figure that is a whole number (a size in bytes, a block size)."""
+    value = figure(name, record)
+    if value != int(value):
+        raise DataFileError(f"{_PACKAGE}/{_FOLDER}/{name}.yaml: {record}: not a whole number")
+    return int(value)
