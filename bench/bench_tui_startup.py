@@ -10,10 +10,12 @@ and read). The counts are what the user waits for, so that is what is timed: the
 counts from the card index remembered with the compiled collection, and the rest of the
 collection (which a review needs) may still be loading then — the app's ``ready`` is not
 waited for. (Until the card index existed this measurement waited for ``ready`` too; that is
-the same moment when the counts wait for the whole collection, as on a cache miss.) The
-timed subclass does not call ``super().on_mount()``: Textual calls every class's handler
-along the MRO, so that call started the app's load a second time.
+the same moment when the counts wait for the whole collection, as on a cache miss.)
 The figures are ratios of medians over ``--runs`` launches of each.
+
+The timed subclass does not call ``super().on_mount()``: Textual calls every class's
+handler along the MRO itself, so that call (in earlier versions of this file) started the
+app's load a second time and timed two loads.
 
 Both apps run with a bytecode cache (``PYTHONPYCACHEPREFIX`` in a temporary folder, filled
 by the warm-up launches, ``PYTHONDONTWRITEBYTECODE`` cleared), as an installed package has
