@@ -126,3 +126,22 @@ def test_a_constant_traces_only_in_its_own_dimension() -> None:
     assert traces("63.00 GB/s", [], [rate])
     assert not traces("63.00 GB/s", [], [count])  # a count that reads 63 G is not a rate
     assert traces("63e9", [], [rate])  # a bare figure names no dimension
+
+
+# The ring's explain prints "α = 0 ns" when the card asks for the bandwidth limit: the card
+# writes that α itself, as an argument of its answer's run, a given like a parameter.
+ZERO_ALPHA = CARD.replace(
+    'args: {ranks: "{N}", size: "{S}", algorithm: ring}\n      field: max_bytes_sent',
+    'args: {ranks: "{N}", size: "{S}", algorithm: ring, latency: 0s}\n      field: max_bytes_sent',
+)
+
+
+def test_a_literal_argument_of_the_answer_is_a_given() -> None:
+    from deck.proving.explanations import explanation_numbers, given_arguments
+
+    resolved = {"size": 4096, "latency": 0.0, "link": "nvlink", "root": 0, "fused": True}
+    # only what the card writes (not the executable's default root), and only figures
+    assert given_arguments(["size", "latency", "link", "fused"], resolved) == [4096, 0]
+    shown = explanation_numbers(_cards(ZERO_ALPHA).cards[0], REGISTRY)
+    zero = [n.proven for n in shown if n.text == "0 ns"]
+    assert zero and all(zero)

@@ -93,7 +93,7 @@ def test_explain_weights_is_the_worked_sum() -> None:
     ex = r.get("memory.weights")
     args = ex.bind({"params": 7e9, "dtype": "fp16"})
     assert ex.explain(args, r.call("memory.weights", args)).startswith(
-        "7×10^9 × 2 B = 14.00 GB = 13.04 GiB"
+        "7×10^9 weights × 2 B = 14.00 GB = 13.04 GiB"
     )
 
 

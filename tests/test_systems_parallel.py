@@ -133,6 +133,30 @@ def test_layout_traffic_per_dimension() -> None:
     assert t.total_bytes == t.tp_bytes + t.pp_bytes + t.dp_bytes
 
 
+@pytest.mark.parametrize("pp", [2, 3, 4, 8])
+@pytest.mark.parametrize("tp", [1, 4])
+def test_pipeline_sends_are_the_busiest_stepped_stage(pp: int, tp: int) -> None:
+    """The calculator's PP bytes are the busiest stage's, held to every stage's 1F1B order
+    stepped micro-batch by micro-batch (two stages have no middle one: each sends one of the
+    two tensors a boundary carries)."""
+    from quizcoll.witnesses.par_layout import pipeline_traffic
+
+    t = lo.layout_traffic(
+        parameters=7_000_000_000,
+        hidden=4096,
+        layers=8 * pp,
+        seq_len=2048,
+        micro_batch=1,
+        micro_batches=8,
+        tp=tp,
+        pp=pp,
+        dp=1,
+    )
+    stepped = [pipeline_traffic(2048, 1, 4096, 8, tp, pp, st, 2) for st in range(pp)]
+    assert t.pp_bytes == max(s.per_gpu_bytes for s in stepped)
+    assert t.pp_group_bytes == max(s.group_bytes for s in stepped)
+
+
 @pytest.mark.parametrize(
     ("tp", "heads", "kv", "valid"),
     [

@@ -7,6 +7,8 @@ fields a claim derives another way) and not others. :func:`explanation_numbers` 
 explanation of each drawn instance with the same scan as card text
 (:func:`deck.cards.prose.unproven`) and traces every number it finds to a proven value of
 that instance, within the rounding of its display; what traces to nothing is reported.
+The arguments the card passes to the answer's run ("size: 4KiB", "latency: 0s", "size: =
+2*S"), resolved at the instance, are givens as its parameters are (:func:`given_arguments`).
 
 A product of proven figures ("1.875 × 512.00 MiB", where the card proves the factor and
 the size) is a proven figure shown in a form the plain scan does not read: it traces when
@@ -25,8 +27,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from deck import units
 from deck.answers.checking import CheckError, solve
@@ -71,6 +74,20 @@ def proven_result_fields(card: Card) -> frozenset[str]:
     )
 
 
+def given_arguments(names: Iterable[str], resolved: Mapping[str, Any] | None) -> list[float]:
+    """The figures the card passes to its answer's run at the instance, resolved ("size:
+    4KiB", "latency: 0s", "size: = 2*S"): givens of the question, like its parameters. Only
+    the arguments the card writes count, not the executable's defaults; a word ("nvlink")
+    is not a figure."""
+    if not resolved:
+        return []
+    return [
+        float(v)
+        for k, v in resolved.items()
+        if k in set(names) and isinstance(v, int | float) and not isinstance(v, bool)
+    ]
+
+
 def _value(text: str) -> float | None:
     """The figure a scanned number shows: a quantity with its unit, else its leading number
     ("16 ranks" → 16, "× 8 KV" → 8)."""
@@ -109,6 +126,7 @@ def explanation_numbers(
         for c in registry.constants.values()
         if c.cited and isinstance(c.value, int | float) and not isinstance(c.value, bool)
     ]
+    written = [k for k, _ in card.answer.computation.args]
     out: list[ExplainedNumber] = []
     for seed in seeds if card.params else (0,):
         try:
@@ -120,6 +138,7 @@ def explanation_numbers(
             continue
         known = [sol.value] if sol.value is not None else []
         known += [v for v in inst.values.values() if isinstance(v, int | float)]
+        known += given_arguments(written, sol.args)
         # The instance's span values hold every constant too, derived ones included: only
         # the card's own facts are proven (cited constants come below, with their dimension).
         known += [

@@ -220,8 +220,10 @@ def crossover(
 
 
 def explain_crossover(args: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    # Four digits: at the crossover the two times agree to them (that is what a crossover
+    # is); which one is smaller on either side is the sentence, not a seventh digit.
     def t(x: float) -> str:
-        return format_seconds(x, 7)
+        return format_seconds(x, 4)
 
     return "\n".join(
         [
@@ -229,10 +231,9 @@ def explain_crossover(args: Mapping[str, Any], result: Mapping[str, Any]) -> str
             f"2(N−1) latencies but sends only 2(N−1)/N · S; {args['other']} pays few "
             "latencies but sends more bytes per rank.",
             "",
-            f"- At {format_bytes(result['below_bytes'], digits=4)}: ring "
-            f"{t(result['below_ring_time_s'])} vs {t(result['below_other_time_s'])}.",
-            f"- At **{format_bytes(result['crossover_bytes'], digits=4)}** ring takes over: "
-            f"{t(result['ring_time_s'])} vs {t(result['other_time_s'])}.",
+            f"- Up to {format_bytes(result['below_bytes'], digits=4)} ring is the slower.",
+            f"- At **{format_bytes(result['crossover_bytes'], digits=4)}** ring takes over, the "
+            f"two times meeting: ring {t(result['ring_time_s'])} vs {t(result['other_time_s'])}.",
             "",
             "Times are the α-β model summed over each schedule's rounds.",
         ]
@@ -320,7 +321,7 @@ def explain_hierarchical(args: Mapping[str, Any], result: Mapping[str, Any]) -> 
     s = args["size"]
     return "\n".join(
         [
-            f"**Hierarchical all-reduce, b = {b} nodes × a = {a} GPUs, S = {format_bytes(s)}.**",
+            f"**Hierarchical all-reduce, b = {b} nodes of a = {a} GPUs, S = {format_bytes(s)}.**",
             "",
             "1. ring reduce-scatter inside each node (each GPU keeps S/a);",
             "2. ring all-reduce of that shard across the nodes (one ring per local GPU index);",

@@ -75,7 +75,8 @@ def weights(params: int, dtype: str = "fp16", group_size: int = 128) -> dict[str
 
 def explain_weights(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     per = r["bytes_per_parameter"]
-    text = f"{sci(args['params'])} × {per:g} B = {both_units(r['weights_bytes'])}"
+    # "weights" after the count: "146,800,640 × 1.0625 B" is read as a formula split at a comma.
+    text = f"{sci(args['params'])} weights × {per:g} B = {both_units(r['weights_bytes'])}"
     if r["format"] not in PLAIN_BITS:
         text += f" ({r['bits_per_weight']:g} bits per weight including scales)"
     return (

@@ -90,10 +90,10 @@ def explain_choose(args: Mapping[str, Any], result: Mapping[str, Any]) -> str:
             f"- Chosen **{result['choice']}**: {format_seconds(result['latency_s'])} + "
             f"S / {format_rate(result['bandwidth'])} = **{format_seconds(result['time_s'])}** "
             f"({result['channels']} channels).",
-            f"- Runner-up {result['runner_up']}: {format_seconds(result['runner_up_time_s'])}.",
+            # The pick and its figures, each a fact of the cards; the rivals' times are
+            # results (runner_up_time_s, candidates) a card proves only where it asks.
+            f"- Next cheapest: {result['runner_up']}.",
             f"- busbw = S / time × the nccl-tests factor = **{format_rate(result['busbw'])}**.",
-            "",
-            f"All candidates: {result['candidates']}.",
         ]
     )
 

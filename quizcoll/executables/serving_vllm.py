@@ -96,7 +96,9 @@ def vllm_serving(
 
 def explain_vllm(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     return (
-        f"vLLM {vllm.VLLM_VERSION} on one {args['gpu']} at TP {args['tensor_parallel']}: requests "
+        # The version and the GPU's catalog key in code: "0.33" and "-80gb" are no figures.
+        f"vLLM `{vllm.VLLM_VERSION}` on one `{args['gpu']}` at TP {args['tensor_parallel']}: "
+        "requests "
         f"{both_units(r['requested_bytes'])} ({args['utilization']:g} of the GPU); weights "
         f"{both_units(r['weights_bytes'])}, profile pass of {r['max_num_batched_tokens']:,} tokens "
         f"{both_units(r['activation_bytes'])}, non-torch {both_units(r['non_torch_bytes'])}, CUDA "

@@ -137,10 +137,12 @@ def layout_traffic(
     activation_bytes: float = 2,
     grad_bytes: float = 4,
 ) -> LayoutTraffic:
-    """Per-GPU bytes of TP all-reduces, PP sends (a middle stage) and the DP all-reduce.
+    """Per-GPU bytes of TP all-reduces, PP sends (the busiest stage) and the DP all-reduce.
 
-    A stage boundary carries 2·s·b·h values per micro-batch (activations forward, their
-    gradients back) per TP group; Megatron's scatter/gather optimisation (Narayanan et al.
+    A stage boundary carries s·b·h values each way per micro-batch (activations forward,
+    their gradients back) per TP group, so a middle stage sends 2·s·b·h (activations on,
+    gradients back); with two stages there is no middle one, and each stage sends one of
+    the two; Megatron's scatter/gather optimisation (Narayanan et al.
     2021, §4.1), and sequence parallelism, have each of the ``tp`` GPUs send 1/tp of it.
     """
     for name, value in (
@@ -162,7 +164,7 @@ def layout_traffic(
     sbh = seq_len * micro_batch * hidden * activation_bytes
     stage_layers = layers // pp
     tp_bytes = 8 * sbh * (tp - 1) / tp * stage_layers * micro_batches
-    pp_group = 2 * sbh * micro_batches if pp > 1 else 0
+    pp_group = (2 if pp > 2 else 1) * sbh * micro_batches if pp > 1 else 0
     dp_bytes = 2 * (dp - 1) / dp * parameters / (tp * pp) * grad_bytes
     return LayoutTraffic(exact(tp_bytes), exact(pp_group / tp), exact(dp_bytes), pp_group)
 
