@@ -140,7 +140,7 @@ def _fact_closure(card: Card, names: Collection[str]) -> set[str]:
     A fact that runs an executable needs only parameters: its arguments name no fact."""
     from deck.formula import parse
 
-    by_name = {c.name: c for c in card.verify if c.name and not c.where}
+    by_name = {c.name: c for c in card.verify if c.name}
     wanted: set[str] = set()
     todo = [n for n in names if n in by_name]
     while todo:
@@ -149,7 +149,7 @@ def _fact_closure(card: Card, names: Collection[str]) -> set[str]:
             continue
         wanted.add(name)
         claim = by_name[name]
-        if claim.expr is not None:
+        if claim.expr is not None and not claim.where:
             todo += [v for v in parse(claim.expr).variables if v in by_name]
     return wanted
 

@@ -8,9 +8,11 @@ holds how each value reads in the card (``1,024 MiB``, ``8 GPUs``).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import random
+import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -170,9 +172,14 @@ def draw_value(spec: ParamSpec, rng: random.Random, env: Mapping[str, Any]) -> t
     return value, show_value(raw, spec.unit)
 
 
-def draw(card: Card, seed: int, registry: Registry | None = None) -> Instance:
+def draw(
+    card: Card, seed: int, registry: Registry | None = None, *, all_facts: bool = False
+) -> Instance:
     """Draw the instance of ``card`` for ``seed``; with a ``registry``, also compute the
-    card's facts so that its text can show them (a fault raises ``FactError``).
+    card's facts so that its text can show them (a fault raises ``FactError``): the facts
+    a learner's view can read (:func:`shown_fact_names`), or with ``all_facts`` every one
+    (the proofs hold each fact at each instance; a learner's view need not run the second
+    methods the card is proven by).
 
     A card with ``constraints`` keeps drawing (deterministically) until an instance
     satisfies them all; after ``MAX_DRAW_TRIES`` it raises ConstraintError. Such a card
@@ -195,7 +202,7 @@ def draw(card: Card, seed: int, registry: Registry | None = None) -> Instance:
                 needed = span_values(card, values, registry, _constraint_names(card))
                 if not realistic(card, needed, registry):
                     continue
-            facts = span_values(card, values, registry)
+            facts = span_values(card, values, registry, None if all_facts else _shown(card))
         except DeckError:
             if not card.constraints:
                 raise
@@ -291,6 +298,29 @@ def span_values(
     if registry is not None and card.verify:
         out.update(evaluate_facts(card, values, registry, names))
     return out
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def shown_fact_names(card: Card) -> frozenset[str]:
+    """The facts a learner's view of ``card`` can read: every name its texts, answer,
+    mistakes and constraints mention (a generous scan: a word that is also a fact's name
+    counts), the facts those are computed from, and the formula facts (no run: a written
+    formula is compared with them)."""
+    facts = card.facts()
+    texts = [t for _, t in card.texts()]
+    # The answer's own ``expect`` is its proof (a closed form, or a second method's fact),
+    # not something a learner's view evaluates: the view shows what the answer's run gives.
+    answer = dataclasses.replace(card.answer, expect=None) if card.answer is not None else None
+    texts += [repr(answer), repr(card.mistakes)]
+    mentioned = {w for t in texts for w in _NAME.findall(t)} | _constraint_names(card)
+    wanted = {n for n in mentioned if n in facts}
+    wanted |= {n for n, c in facts.items() if c.where}
+    return frozenset(wanted)
+
+
+_shown = shown_fact_names
 
 
 def _constraint_names(card: Card) -> set[str]:

@@ -130,7 +130,7 @@ def explanation_numbers(
     out: list[ExplainedNumber] = []
     for seed in seeds if card.params else (0,):
         try:
-            inst = draw(card, seed, registry)
+            inst = draw(card, seed, registry, all_facts=True)
             sol = solve(card, inst, registry)
         except (CheckError, DeckError):
             continue

@@ -400,7 +400,7 @@ def fingerprint(card: Card, registry: Registry | None, seeds: int) -> tuple[obje
     out: list[object] = []
     for seed in range(seeds if card.params else 1):
         try:
-            inst = draw(card, seed, registry)
+            inst = draw(card, seed, registry, all_facts=True)
             sol = solve(card, inst, registry)
         except DeckError as exc:
             out.append(str(exc))

@@ -234,7 +234,7 @@ def check_instances(card: Card, registry: Registry | None, seeds: int) -> tuple[
     for seed in range(seeds):
         n += 1
         try:
-            inst = draw(card, seed, registry)
+            inst = draw(card, seed, registry, all_facts=True)
         except DeckError as exc:
             failures.append(Failure(card.id, card.location, f"params (seed {seed})", str(exc)))
             break
