@@ -378,3 +378,15 @@ def test_check_mutate_reads_like_the_loader(
     ):
         assert main(["check", "--mutate", str(path)]) == 2
         _one_line_error(capsys, why)
+
+
+@pytest.mark.parametrize(("folder", "why"), [("", "is empty"), ("\x1f", "control character")])
+def test_new_refuses_an_empty_or_control_character_folder(
+    folder: str, why: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """Found by the command-line fuzz: ``--dir ''`` wrote into the working folder (an empty
+    path reads as "."), and a control character reached the starter file's text."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "deck-x", "--dir", folder]) != 0
+    assert why in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

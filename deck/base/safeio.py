@@ -47,6 +47,9 @@ def expand(text: str | os.PathLike[str], what: str = "path") -> Path:
         raise PathError(f"{what} {raw!r} contains a NUL character")
     if not raw:
         raise PathError(f"{what} is empty")
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in raw):
+        # A name no one types: it would reach messages and the files we write verbatim.
+        raise PathError(f"{what} {raw!r} contains a control character")
     if raw.startswith("~"):
         user = raw[1:].split(os.sep, 1)[0]
         expanded = os.path.expanduser(raw)

@@ -111,6 +111,17 @@ def context(
     return out
 
 
+def ring_attention(
+    seq_len: int, cp: int, kv_heads: int, head_dim: int, dtype: str = "bf16"
+) -> dict[str, Any]:
+    """Ring attention alone: it splits the sequence, never the heads, so any head count runs
+    (Ulysses needs the heads to divide over the GPUs)."""
+    ring, hops = par_context.ring_forward_sent(
+        seq_len, cp, kv_heads, head_dim, _bytes_of(dtype, 0)
+    )
+    return {"ring_forward_bytes": ring, "ring_hops": hops}
+
+
 def micro_batches(stages: int, target: float, virtual_stages: int = 1) -> dict[str, Any]:
     m = par_pipeline.fewest_micro_batches(stages, target, virtual_stages)
     it = par_pipeline.simulate(stages, m, virtual_stages)
@@ -330,6 +341,27 @@ def register(registry: Registry) -> None:
         Derivation.SIMULATED,
         "enumerates head ownership for Ulysses' all-to-alls and steps ring attention's K/V "
         "hops until every GPU saw every block (quizcoll.witnesses.par_context)",
+    )
+    add(
+        "witness.par_ring_attention",
+        _guard(ring_attention),
+        params=[
+            _int("seq_len", "tokens N", 1e8),
+            _int("cp", "context-parallel GPUs P", 4096),
+            _int("kv_heads", "KV heads", 1 << 16),
+            _int("head_dim", "head size", 1 << 16),
+            _dtype("dtype", "activations"),
+        ],
+        fields=[
+            Field("ring_forward_bytes", B, "ring attention, one layer's forward, GPU 0"),
+            Field("ring_hops", C, "hops until every GPU saw every block"),
+        ],
+    )
+    declare(
+        "witness.par_ring_attention",
+        Derivation.SIMULATED,
+        "steps ring attention's K/V hops until every GPU saw every block "
+        "(quizcoll.witnesses.par_context)",
     )
     add(
         "witness.par_micro_batches",
