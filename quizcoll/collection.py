@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from deck.cards.model import Card, Collection
-from deck.cards.registry import Registry
 from quizcoll.paths import builtin_cards_dir, user_cards_dir
+
+if TYPE_CHECKING:
+    from deck.cards.model import Card, Collection
+    from deck.cards.registry import Registry
+    from quizcoll.compiled import CardRef
 
 
 def default_paths() -> list[Path]:
@@ -23,25 +26,50 @@ def default_paths() -> list[Path]:
     return [builtin_cards_dir(), *([user] if user.is_dir() else [])]
 
 
+def _sources(paths: Sequence[Path] | None) -> tuple[list[Path], Path, Path | None]:
+    """The paths to load, the folder messages name files from, and the override folder."""
+    if paths:
+        return list(paths), Path.cwd(), None
+    return default_paths(), builtin_cards_dir().parent, user_cards_dir()
+
+
+def cached_index(paths: Sequence[Path] | None = None) -> tuple[str, tuple[CardRef, ...]] | None:
+    """The cache key for loading ``paths`` (as :func:`load` takes them) and the card index
+    remembered under it: the id, deck and tags of every card :func:`load` would return, in
+    its order, read without the collection. None when the cache is off or has no index for
+    the files and code as they are now."""
+    from quizcoll import compiled
+
+    if not compiled.enabled():
+        return None
+    chosen, root, overrides = _sources(paths)
+    try:
+        files = compiled.card_files(chosen)
+        key = compiled.collection_key(files, display_root=root, overrides=overrides)
+    except OSError:  # a path that cannot be listed: the whole load reports it
+        return None
+    index = compiled.read_index(key)
+    return None if index is None else (key, index)
+
+
 def load(
     paths: Sequence[Path] | None = None,
     *,
     on_file: Callable[[int, int, Path], Any] | None = None,
     jobs: int = 1,
+    key: str | None = None,
 ) -> tuple[Collection, Registry]:
     """Load ``paths`` (files or folders), or the built-in collection and the user's card
     folder when None. Built-in files are named ``cards/FILE.yaml`` in messages, the user's
     by their full path. ``jobs`` > 1 loads files in forked processes: only for a
-    command-line process, never from the running TUI (see :mod:`deck.base.forking`)."""
+    command-line process, never from the running TUI (see :mod:`deck.base.forking`).
+    ``key``: the cache key :func:`cached_index` returned for the same ``paths``."""
     from quizcoll.compiled import cached_load, card_files
     from quizcoll.lazyregistry import LazyRegistry
 
     # Built on first use: a cached collection for `list` or `stats` needs no executable.
     registry: Registry = LazyRegistry()  # type: ignore[assignment]
-    if paths:
-        chosen, root, overrides = list(paths), Path.cwd(), None
-    else:
-        chosen, root, overrides = default_paths(), builtin_cards_dir().parent, user_cards_dir()
+    chosen, root, overrides = _sources(paths)
 
     def compile_files() -> Collection:
         from deck.cards.loader import load_collection
@@ -58,7 +86,7 @@ def load(
 
     files = card_files(chosen)
     collection = cached_load(
-        files, compile_files, display_root=root, overrides=overrides, on_file=on_file
+        files, compile_files, display_root=root, overrides=overrides, on_file=on_file, key=key
     )
     return collection, registry
 

@@ -16,6 +16,11 @@ miss and is replaced. At most :data:`MAX_FILES` keys are kept (the oldest are re
 The folder is the user's own (like ``__pycache__``): a file there is trusted as much as
 the code the user runs. ``QUIZCOLL_NO_CACHE=1`` turns the cache off.
 
+Beside each collection the cache keeps its *card index* (``KEY.index``): the id, deck and
+tags of every card in order, which is all the review queue and the statistics read. The
+home screen counts from it while the whole collection is still being read (:func:`read_index`,
+same key, so it describes exactly the collection the key names).
+
 The registry is built lazily (:class:`quizcoll.lazyregistry.LazyRegistry`): a cache hit for a
 command that runs no executable (``list``, ``stats``) never imports the simulators and
 calculators, and one that runs a card imports only that card's executables.
@@ -24,15 +29,19 @@ calculators, and one that runs a card imports only that card's executables.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 import pickle
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from deck.cards.model import Collection
+if TYPE_CHECKING:  # the card model is imported only when a collection is read or built
+    from deck.cards.model import Collection
 
-FORMAT = b"quizcoll-collection-1\n"
+FORMAT = b"quizcoll-collection-2\n"
+INDEX_FORMAT = b"quizcoll-card-index-1\n"
+MAX_INDEX_BYTES = 4 * 1024 * 1024  # 500 cards index in about 30 kB
 MAX_CACHE_BYTES = 64 * 1024 * 1024  # 500 cards pickle to about 2 MB
 MAX_FILES = 4  # the default collection, and a few --cards selections
 DATA_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".csv")
@@ -46,6 +55,14 @@ def cache_dir() -> Path:
 
 CARD_FILE_SUFFIXES = (".yaml", ".yml")  # deck.cards.loader's (a test holds them equal)
 MAX_CARD_FILE_BYTES = 32 * 1024 * 1024  # deck.cards.yamlsource's cap (likewise)
+
+
+class CardRef(NamedTuple):
+    """What the review queue, the statistics and the home screen read of a card."""
+
+    id: str
+    deck: str
+    tags: tuple[str, ...]
 
 
 def card_files(paths: Sequence[Path]) -> list[Path]:
@@ -76,14 +93,30 @@ def code_signature(h: Any) -> None:
 
     h.update(f"{sys.version}\0".encode())
     for root in (Path(deck.__file__).parent, Path(quizcoll.__file__).parent):
-        for path in sorted(root.rglob("*")):
-            if path.suffix in (".py", *DATA_SUFFIXES) and "__pycache__" not in path.parts:
-                h.update(_stat_line(path))
+        _feed_tree(h, str(root))
     spec = importlib.util.find_spec("numpy")
     if spec is not None and spec.origin:
         for path in (Path(spec.origin), Path(spec.origin).parent / "version.py"):
             if path.is_file():
                 h.update(_stat_line(path))
+
+
+SOURCE_SUFFIXES = (".py", *DATA_SUFFIXES)
+
+
+def _feed_tree(h: Any, folder: str) -> None:
+    """Feed ``h`` the path, size and mtime of every source and data file under ``folder``
+    (sorted, ``__pycache__`` left out): one ``scandir`` per folder, one ``stat`` per file."""
+    with os.scandir(folder) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=True):
+            if entry.name != "__pycache__":
+                _feed_tree(h, entry.path)
+        elif entry.name.endswith(SOURCE_SUFFIXES):
+            stat = entry.stat()
+            line = f"{entry.path}\0{stat.st_size}\0{stat.st_mtime_ns}\0"
+            h.update(line.encode("utf-8", "surrogatepass"))
 
 
 def collection_key(
@@ -107,6 +140,7 @@ def collection_key(
 def read(key: str, folder: Path | None = None) -> Collection | None:
     """The remembered collection for ``key``; None on a miss of any kind."""
     from deck.base.safeio import PathError, read_bytes
+    from deck.cards.model import Collection
 
     path = (folder or cache_dir()) / f"{key[:32]}.pickle"
     try:
@@ -134,8 +168,58 @@ def write(key: str, collection: Collection, folder: Path | None = None) -> bool:
             return False
         folder.mkdir(parents=True, exist_ok=True)
         write_bytes(folder / f"{key[:32]}.pickle", data, what="collection cache")
+        write_index(key, collection, folder)
         _prune(folder)
     except (PathError, OSError, pickle.PicklingError, TypeError, AttributeError):
+        return False
+    return True
+
+
+def _index_path(key: str, folder: Path | None) -> Path:
+    return (folder or cache_dir()) / f"{key[:32]}.index"
+
+
+def read_index(key: str, folder: Path | None = None) -> tuple[CardRef, ...] | None:
+    """The card index remembered with the collection for ``key``; None on a miss of any
+    kind (a missing, foreign, truncated or malformed file)."""
+    from deck.base.safeio import PathError, read_bytes
+
+    try:
+        data = read_bytes(_index_path(key, folder), limit=MAX_INDEX_BYTES, what="card index")
+    except (PathError, OSError):
+        return None
+    head = INDEX_FORMAT + key.encode() + b"\n"
+    if not data.startswith(head):
+        return None
+    try:
+        rows = marshal.loads(data[len(head) :])
+        refs = tuple(CardRef(i, d, t) for i, d, t in rows)
+    except Exception:  # junk of any kind in a cache file is a miss
+        return None
+    if not all(_is_ref(r) for r in refs):
+        return None
+    return refs
+
+
+def _is_ref(ref: CardRef) -> bool:
+    return (
+        type(ref.id) is str
+        and type(ref.deck) is str
+        and type(ref.tags) is tuple
+        and all(type(t) is str for t in ref.tags)
+    )
+
+
+def write_index(key: str, collection: Collection, folder: Path | None = None) -> bool:
+    """Remember ``collection``'s card index under ``key``; False when it cannot be."""
+    from deck.base.safeio import PathError, write_bytes
+
+    rows = tuple((c.id, c.deck, tuple(c.tags)) for c in collection.cards)
+    try:
+        data = INDEX_FORMAT + key.encode() + b"\n" + marshal.dumps(rows)
+        (folder or cache_dir()).mkdir(parents=True, exist_ok=True)
+        write_bytes(_index_path(key, folder), data, what="card index")
+    except (PathError, OSError, ValueError):
         return False
     return True
 
@@ -144,6 +228,10 @@ def _prune(folder: Path) -> None:
     files = sorted(folder.glob("*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
     for old in files[MAX_FILES:]:
         old.unlink(missing_ok=True)
+    kept = {p.stem for p in files[:MAX_FILES]}
+    for index in folder.glob("*.index"):
+        if index.stem not in kept:
+            index.unlink(missing_ok=True)
 
 
 def enabled() -> bool:
@@ -157,16 +245,24 @@ def cached_load(
     display_root: Path | None,
     overrides: Path | None,
     on_file: Callable[[int, int, Path], Any] | None = None,
+    key: str | None = None,
 ) -> Collection:
-    """``load()``'s collection, from the cache when ``files`` and the code are unchanged."""
+    """``load()``'s collection, from the cache when ``files`` and the code are unchanged.
+
+    ``key``: the key already computed for ``files`` (whose index was shown); it is used to
+    read only: a miss computes the key afresh, so files edited since are never stored
+    under the old content's key."""
     if not enabled():
         return load()
-    key = collection_key(files, display_root=display_root, overrides=overrides)
+    key = key or collection_key(files, display_root=display_root, overrides=overrides)
     collection = read(key)
     if collection is not None:
         if on_file is not None and files:
             on_file(len(files), len(files), files[-1])
+        if not _index_path(key, None).is_file():  # a cache written before the index was
+            write_index(key, collection)
         return collection
+    key = collection_key(files, display_root=display_root, overrides=overrides)
     collection = load()
     write(key, collection)
     return collection

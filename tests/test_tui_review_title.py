@@ -12,7 +12,7 @@ from quizcoll.collection import load
 from quizcoll.tui.services.review import ReviewSession
 from quizcoll.tui.widgets.review_text import review_title
 
-TITLE_WIDTH_AT_80 = 80 - 2 - 30  # #review-top padding and the progress bar (app.tcss)
+TITLE_WIDTH_AT_80 = 80 - 2 - 30  # #review-top padding and the progress bar (screens.tcss)
 
 
 def test_a_practice_title_fits_with_its_count(tmp_path: Path) -> None:

@@ -12,15 +12,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deck.base.textpos import TextOrigin
+from deck.cards.rating import Rating  # re-exported: the card model's grades
 
-
-class Rating(enum.IntEnum):
-    """The four review grades (the same numbers as FSRS and Anki)."""
-
-    AGAIN = 1
-    HARD = 2
-    GOOD = 3
-    EASY = 4
+__all__ = [
+    "AnswerSpec",
+    "Card",
+    "CardType",
+    "Claim",
+    "Collection",
+    "Computation",
+    "KeyPoint",
+    "Location",
+    "MistakeKind",
+    "MistakeSpec",
+    "ParamSpec",
+    "Rating",
+    "Scaling",
+    "Tolerance",
+    "Variable",
+]
 
 
 class CardType(enum.Enum):

@@ -28,12 +28,9 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import date, datetime, timedelta, tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import fsrs
-import fsrs.scheduler as fsrs_scheduler
-
-from deck.cards.model import Rating
+from deck.cards.rating import Rating
 from deck.review.scheduler import (
     CardState,
     Config,
@@ -43,6 +40,9 @@ from deck.review.scheduler import (
     fsrs_card_id,
     utc,
 )
+
+if TYPE_CHECKING:  # fsrs is imported where a card is scheduled (the store imports this module)
+    import fsrs
 
 MAX_BALANCED_DAYS = 90  # Anki: beyond this the need to balance is low
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -61,6 +61,8 @@ _FUZZ_LOCK = threading.Lock()
 def fuzz_days(scheduler: fsrs.Scheduler, interval_days: int) -> tuple[int, int]:
     """The fewest and most days fsrs's fuzz can turn ``interval_days`` into: its own
     :meth:`_get_fuzzed_interval` run with its random draw at both ends of [0, 1)."""
+    import fsrs.scheduler as fsrs_scheduler
+
     outcomes = []
     with _FUZZ_LOCK:
         original = fsrs_scheduler.random
@@ -185,6 +187,8 @@ def reschedule(
     history's and stay as they were."""
     if not reviews:
         return before
+    import fsrs
+
     key = fsrs_card_id(card_id)
     logs = [
         fsrs.ReviewLog(

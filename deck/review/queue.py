@@ -37,10 +37,16 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import TYPE_CHECKING
 
-from deck.cards.model import Card
 from deck.review.scheduler import CardState, Config, Phase, Scheduler, utc
 from deck.review.store import CardRecord, Store
+
+if TYPE_CHECKING:
+    from deck.cards.model import Card
+
+
+NEW_STATE = CardState()  # frozen: every never-reviewed card shares it
 
 
 class EntryKind(enum.Enum):
@@ -142,7 +148,7 @@ def build_queue(
             record = records.get(card.id)
             if not is_available(record, now):
                 continue
-            state = record.state if record else CardState()
+            state = record.state if record else NEW_STATE
             if state.is_new:
                 deck_new.append(QueueEntry(card, EntryKind.NEW, state, 0.0))
                 continue
@@ -194,7 +200,7 @@ def practice_queue(
         record = records.get(card.id)
         if record is not None and record.suspended:
             continue
-        state = record.state if record else CardState()
+        state = record.state if record else NEW_STATE
         if state.is_new:
             new.append(QueueEntry(card, EntryKind.NEW, state, 0.0))
         else:

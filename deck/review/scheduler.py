@@ -39,19 +39,19 @@ from __future__ import annotations
 import enum
 import os
 import re
-import tomllib
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
-
-import fsrs
+from typing import TYPE_CHECKING, Any
 
 from deck.base.errors import DeckError
-from deck.cards.model import Rating
+from deck.cards.rating import Rating
 from deck.units import check_number
+
+if TYPE_CHECKING:  # fsrs is imported where a card is scheduled (counting new cards needs none)
+    import fsrs
 
 MAX_CONFIG_BYTES = 1024 * 1024  # config.toml is a few hundred bytes; larger is refused unread
 
@@ -193,6 +193,8 @@ def fsrs_card_id(card_id: str) -> int:
 
 def to_fsrs(state: CardState, now: datetime, card_id: str = "") -> fsrs.Card:
     """The fsrs card for ``state``; a new card is a fresh fsrs card in its first learning step."""
+    import fsrs
+
     key = fsrs_card_id(card_id)
     if state.is_new:
         return fsrs.Card(card_id=key, state=fsrs.State.Learning, step=0, due=utc(now))
@@ -318,6 +320,8 @@ def _apply(base: Settings, table: Mapping[str, Any], where: str) -> Settings:
                 if not isinstance(value, list):
                     raise ValueError("expected a list of numbers")
                 params = tuple(float(v) for v in value)
+                import fsrs
+
                 fsrs.Scheduler(parameters=params)  # fsrs validates count and bounds
                 changes[key] = params
         except (ValueError, TypeError, OverflowError) as exc:
@@ -348,6 +352,8 @@ def config_path() -> Path:
 
 def parse_config(text: str, where: str = "config.toml") -> Config:
     """Settings from TOML text (see the module docstring for the layout)."""
+    import tomllib  # only where there is a settings file to read (not at every start)
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -393,29 +399,36 @@ class Scheduler:
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
-        kwargs: dict[str, Any] = {}
-        if self.settings.parameters is not None:
-            kwargs["parameters"] = self.settings.parameters
-        self._fsrs = fsrs.Scheduler(
-            desired_retention=self.settings.desired_retention,
-            learning_steps=self.settings.learning_steps,
-            relearning_steps=self.settings.relearning_steps,
-            maximum_interval=self.settings.maximum_interval,
-            enable_fuzzing=self.settings.fuzz,
-            **kwargs,
-        )
+        self._fsrs: fsrs.Scheduler | None = None  # built on first use: see :attr:`fsrs`
 
     @property
     def fsrs(self) -> fsrs.Scheduler:
-        """The underlying fsrs scheduler (for callers that need its full API)."""
+        """The underlying fsrs scheduler (for callers that need its full API); built the
+        first time a card is scheduled, so counting never-reviewed cards needs no fsrs."""
+        if self._fsrs is None:
+            import fsrs
+
+            kwargs: dict[str, Any] = {}
+            if self.settings.parameters is not None:
+                kwargs["parameters"] = self.settings.parameters
+            self._fsrs = fsrs.Scheduler(
+                desired_retention=self.settings.desired_retention,
+                learning_steps=self.settings.learning_steps,
+                relearning_steps=self.settings.relearning_steps,
+                maximum_interval=self.settings.maximum_interval,
+                enable_fuzzing=self.settings.fuzz,
+                **kwargs,
+            )
         return self._fsrs
 
     def review(
         self, state: CardState, rating: Rating, now: datetime, card_id: str = ""
     ) -> CardState:
         """The state after rating the card ``rating`` at ``now``."""
+        import fsrs
+
         rating = Rating(int(rating))
-        card, _log = self._fsrs.review_card(
+        card, _log = self.fsrs.review_card(
             to_fsrs(state, now, card_id), fsrs.Rating(int(rating)), review_datetime=utc(now)
         )
         return from_fsrs(card, state, rating)
@@ -434,7 +447,7 @@ class Scheduler:
         """Probability of recall at ``now`` (0 for a new card), as fsrs computes it."""
         if state.is_new:
             return 0.0
-        return float(self._fsrs.get_card_retrievability(to_fsrs(state, now), utc(now)))
+        return float(self.fsrs.get_card_retrievability(to_fsrs(state, now), utc(now)))
 
 
 def format_interval(interval: timedelta) -> str:

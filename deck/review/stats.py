@@ -20,12 +20,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from deck.cards.model import Card, Rating
-from deck.review.queue import build_queue, day_bounds, review_day
+from deck.cards.rating import Rating
+from deck.review.queue import QueueEntry, build_queue, day_bounds, review_day
 from deck.review.scheduler import Config, Phase, Scheduler, utc
 from deck.review.store import CardRecord, Review, Store
+
+if TYPE_CHECKING:
+    from deck.cards.model import Card
 
 MATURE_INTERVAL = timedelta(days=21)
 FORECAST_DAYS = 30
@@ -209,9 +212,11 @@ def compute_stats(
     now: datetime,
     *,
     tz: tzinfo | None = None,
+    queue: Sequence[QueueEntry] | None = None,
 ) -> Stats:
     """Statistics at ``now``. ``cards`` (the collection) gives new-card and per-deck counts;
-    without it only what the database holds is counted."""
+    without it only what the database holds is counted. ``queue``: today's queue of
+    ``cards`` at ``now`` when the caller has built it already (:func:`build_queue`)."""
     now = utc(now)
     rollover = config.default.rollover_hour
     start, end = day_bounds(now, rollover, tz)
@@ -280,7 +285,8 @@ def compute_stats(
     due_now = 0
     if known is not None:
         # The very queue the home screen counts, so both say the same "due".
-        queue = build_queue(list(known.values()), store, config, now, tz=tz)
+        if queue is None:
+            queue = build_queue(list(known.values()), store, config, now, tz=tz)
         new_today = sum(1 for e in queue if e.kind.value == "new")
         for entry in queue:
             if entry.due_now:

@@ -21,6 +21,8 @@ public API.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from deck.units.base import (
     COUNT_SUFFIXES,
     LABELS,
@@ -48,7 +50,11 @@ from deck.units.display import (
     format_value,
 )
 from deck.units.numbers import check_number, parse_number, to_base
-from deck.units.parser import MAX_TEXT, Quantity, parse_count, parse_quantity
+
+if TYPE_CHECKING:
+    from deck.units.parser import MAX_TEXT, Quantity, parse_count, parse_quantity
+
+_PARSER = ("MAX_TEXT", "Quantity", "parse_count", "parse_quantity")
 
 __all__ = [
     "COUNT_SUFFIXES",
@@ -81,3 +87,12 @@ __all__ = [
     "to_base",
     "unit_dim",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The parser's names, imported on first use (checking a number needs no parser)."""
+    if name in _PARSER:
+        from deck.units import parser
+
+        return getattr(parser, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

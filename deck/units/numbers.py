@@ -19,7 +19,9 @@ from deck.units.base import (
     UnitError,
 )
 from deck.units.display import format_number
-from deck.units.parser import _EXACT, _shown, _split_exact, parse_quantity
+
+# The parser (regular expressions, decimal contexts) is imported where text is read: a
+# program that only checks numbers (the review scheduler and store) never loads it.
 
 
 def to_base(value: object, dim: Dim) -> float:
@@ -29,6 +31,8 @@ def to_base(value: object, dim: Dim) -> float:
     if isinstance(value, int | float):
         return check_number(value, dim.value)
     if isinstance(value, str):
+        from deck.units.parser import parse_quantity
+
         q = parse_quantity(value, dim)
         if q.ambiguous:
             raise UnitError(
@@ -91,6 +95,8 @@ def parse_number(
     """
     if not isinstance(text, str):
         return check_number(text, what, low=low, high=high, integer=integer)
+    from deck.units.parser import _EXACT, _shown, _split_exact
+
     try:
         if dim is Dim.COUNT:
             exact, rest = _split_exact(text)
@@ -126,6 +132,8 @@ def _kind_of(value: object) -> str:
     if isinstance(value, bool):
         return f"a boolean ({value})"
     if isinstance(value, str):
+        from deck.units.parser import _shown
+
         return f"text {_shown(value)}"
     return type(value).__name__
 

@@ -17,6 +17,14 @@ _ZB = (
     "1x' and 'Pipeline Communication Volume (Compared to 1F1B) | 1x | 1x | 1x | 2x' for "
     "1F1B, ZB1P, ZB2P, ZBV"
 )
+_ZB_MEMORY = (
+    "| Activation Memory <br> (Compared to 1F1B)             | 1x       | 1x        | 2x    "
+    "| 1x   |"
+)
+_ZB_COMM = (
+    "| Pipeline Communication Volume <br> (Compared to 1F1B) | 1x       | 1x        | 1x    "
+    "| 2x   |"
+)
 _AO4002 = (
     "pytorch/ao PR #4002 (update b200 peak memory bandwidth, 2026-03): driver query "
     "'Memory Bus Width: 7680 bits', nvidia-smi 'clocks.max.memory 3996 MHz', "
@@ -63,11 +71,13 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("qlora_paged_case_params", 65e9, Dim.COUNT, _QLORA_PAGED),
     Constant("qlora_paged_case_gpu_memory", 48e9, Dim.BYTES, _QLORA_PAGED, "GB"),
     Constant("qlora_paged_case_batch", 16.0, Dim.COUNT, _QLORA_PAGED),
-    Constant("zb1p_activation_vs_1f1b", 1.0, Dim.RATIO, _ZB),
-    Constant("zb2p_activation_vs_1f1b", 2.0, Dim.RATIO, _ZB),
-    Constant("zbv_activation_vs_1f1b", 1.0, Dim.RATIO, _ZB),
-    Constant("zb2p_pp_comm_vs_1f1b", 1.0, Dim.RATIO, _ZB),
-    Constant("zbv_pp_comm_vs_1f1b", 2.0, Dim.RATIO, _ZB),
+    # The README's table rows, verbatim (sail-sg/zero-bubble-pipeline-parallelism@3a91d0c):
+    # the columns are 1F1B, ZB1P, ZB2P, ZBV.
+    Constant("zb1p_activation_vs_1f1b", 1.0, Dim.RATIO, _ZB, quote=_ZB_MEMORY),
+    Constant("zb2p_activation_vs_1f1b", 2.0, Dim.RATIO, _ZB, quote=_ZB_MEMORY),
+    Constant("zbv_activation_vs_1f1b", 1.0, Dim.RATIO, _ZB, quote=_ZB_MEMORY),
+    Constant("zb2p_pp_comm_vs_1f1b", 1.0, Dim.RATIO, _ZB, quote=_ZB_COMM),
+    Constant("zbv_pp_comm_vs_1f1b", 2.0, Dim.RATIO, _ZB, quote=_ZB_COMM),
     Constant("b200_hbm_bus_bits", 7680.0, Dim.COUNT, _AO4002),
     Constant("b200_hbm_clock_mhz", 3996.0, Dim.COUNT, _AO4002),
     Constant(

@@ -8,7 +8,10 @@ clock and fixed seeds.
 from __future__ import annotations
 
 import asyncio
+import os
+import threading
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -19,20 +22,26 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from deck.base.errors import DeckError
-from deck.cards.model import Card, Collection
-from deck.cards.registry import Registry
 from deck.review.scheduler import Config
 from quizcoll.tui.commands import QuizCommands
 from quizcoll.tui.services.database import Database
 from quizcoll.tui.services.env import AppEnv
 
 if TYPE_CHECKING:
+    from deck.cards.model import Card, Collection
+    from deck.cards.registry import Registry
+    from quizcoll.compiled import CardRef
     from quizcoll.settings import Change
     from quizcoll.tui.services.editor import Reloaded
     from quizcoll.tui.services.lab import LabRequest
     from quizcoll.tui.services.memory_lab import MemoryRequest
+    from quizcoll.tui.services.summary import HomeSummary
 
 MAX_PROBLEM_NOTES = 5
+# How long the whole load waits for home to show the counts from the card index: reading
+# the collection holds the interpreter lock for tens of milliseconds at a time, which
+# would hold up the counts the user is waiting for (a review waits for the whole load).
+COUNTS_FIRST_WAIT = 1.0
 
 
 class QuizApp(App[int]):
@@ -56,6 +65,12 @@ class QuizApp(App[int]):
         self.registry: Registry | None = None
         self.config: Config = env.config or Config()
         self.ready = asyncio.Event()
+        # Set as soon as the home screen can count: from the card index remembered with the
+        # compiled collection (same key), else when the collection is loaded.
+        self.counts_ready = asyncio.Event()
+        self._index: tuple[CardRef, ...] = ()
+        self._counts_shown = threading.Event()
+        self._first_summary: Future[HomeSummary] | None = None
         self._config_from_file = env.config is None or env.config_path is not None
         # `quizcoll review` on a terminal opens straight into a session: (deck, practice).
         self.start_review: tuple[str | None, bool] | None = None
@@ -67,17 +82,22 @@ class QuizApp(App[int]):
 
         return HomeScreen()
 
-    def on_mount(self) -> None:
+    def on_load(self) -> None:
+        # Before the terminal is set up and home is composed: the counts can be ready by
+        # the time home is on screen.
         self.load_collection()
 
     @work(thread=True, exclusive=True, group="load")
     def load_collection(self) -> None:
-        """Read the card files (and the settings) off the interface thread."""
-        from quizcoll.collection import load
+        """Read the card files (and the settings) off the interface thread: first the card
+        index, so home counts at once, then the whole collection."""
+        from quizcoll.collection import cached_index, load
 
+        self.db.open_soon()  # the counts read it; opening overlaps reading the card index
         config = self.config
         path = self.settings_path
-        if self._config_from_file and path is not None:
+        # No settings file (a first run): the defaults, without importing the TOML readers.
+        if self._config_from_file and path is not None and os.path.lexists(path):
             from deck.review.scheduler import load_config
             from quizcoll.settings import read_theme
 
@@ -88,16 +108,58 @@ class QuizApp(App[int]):
             theme = read_theme(path)
             if theme is not None:
                 self.call_from_thread(setattr, self, "theme", theme)
+        paths = list(self.env.cards) if self.env.cards else None
+        indexed = cached_index(paths)
+        if indexed is not None:
+            from quizcoll.tui.services.summary import home_summary
+
+            # Counted on the database thread at once, while the interface is still
+            # composing home, which takes this result instead of asking again.
+            self._first_summary = self.db.submit(
+                home_summary, indexed[1], config, self.env.clock(), self.env.tz
+            )
+            self.call_from_thread(self._indexed, indexed[1], config)
+            if self.start_review is None:  # a review waits for the cards, not for home
+                self._counts_shown.wait(COUNTS_FIRST_WAIT)
         try:
-            paths = list(self.env.cards) if self.env.cards else None
-            collection, registry = load(paths)
+            collection, registry = load(paths, key=indexed[0] if indexed else None)
         except DeckError as exc:
+            from deck.cards.model import Collection
+
             self.call_from_thread(self.report, str(exc))
             collection, registry = Collection(()), None
         self.call_from_thread(self._loaded, collection, registry, config)
 
+    def _indexed(self, index: tuple[CardRef, ...], config: Config) -> None:
+        self._index, self.config = index, config
+        self.counts_ready.set()
+
+    def take_first_summary(self, *, done: bool = False) -> Future[HomeSummary] | None:
+        """The home counts computed from the card index as soon as it was read (once: a
+        later refresh of home counts afresh); with ``done``, only if already computed."""
+        future = self._first_summary
+        if future is None or (done and not future.done()):
+            return None
+        self._first_summary = None
+        return future
+
+    def counts_shown(self) -> None:
+        """Home has shown its counts (or failed to): the whole load may go on."""
+        self._counts_shown.set()
+
     def _loaded(self, collection: Collection, registry: Registry | None, config: Config) -> None:
+        counted, self._index = self._index, ()
         self.collection, self.registry, self.config = collection, registry, config
+        self.counts_ready.set()
+        if counted and [(r.id, r.deck) for r in counted] != [
+            (c.id, c.deck) for c in collection.cards
+        ]:
+            # The files changed between the index and the load (the cache was replaced
+            # meanwhile): count again from the cards as they are.
+            home = self.screen_stack[0] if self.screen_stack else None
+            refresh = getattr(home, "refresh_summary", None)
+            if callable(refresh):
+                refresh()
         problems = collection.problems
         for problem in problems[:MAX_PROBLEM_NOTES]:
             self.report(problem.format(), title="Card file problem")
@@ -113,6 +175,7 @@ class QuizApp(App[int]):
             self.open_review(deck=deck, practice=practice)
 
     async def on_unmount(self) -> None:
+        self._counts_shown.set()
         await asyncio.to_thread(self.db.close)
 
     # -- shared helpers -------------------------------------------------------------------
@@ -155,6 +218,12 @@ class QuizApp(App[int]):
     @property
     def cards(self) -> list[Card]:
         return list(self.collection.cards) if self.collection else []
+
+    @property
+    def count_cards(self) -> Sequence[Card] | Sequence[CardRef]:
+        """What the counts are made of: the collection's cards, or before it is loaded the
+        card index (the same ids, decks and tags in the same order)."""
+        return self.collection.cards if self.collection else self._index
 
     def deck_names(self) -> list[str]:
         return self.collection.decks() if self.collection else []

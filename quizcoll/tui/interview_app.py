@@ -23,8 +23,7 @@ class InterviewApp(QuizApp):
         super().__init__(env)
         self.interview = (script_id, seed, scripts)
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def on_mount(self) -> None:  # Textual runs QuizApp's own handlers too: no super() call
         script_id, seed, scripts = self.interview
         self.push_screen(InterviewScreen(script_id, seed, scripts=scripts))
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from deck.base.safeio import database_path
-from deck.cards.model import Rating
+from deck.cards.rating import Rating
 from deck.review.anki import leech_alert
 from deck.review.scheduler import CardState, Phase, format_time
 from deck.review.store.interviews import InterviewRecord, InterviewsMixin

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from deck.base.errors import DeckError
-from deck.cards.model import Rating
+from deck.cards.rating import Rating
 from deck.review.scheduler import CardState, format_time, parse_time
 from deck.units import check_number
 

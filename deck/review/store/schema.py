@@ -246,13 +246,22 @@ def _build(path: Path, *, replace_empty: bool) -> None:
     try:
         db = sqlite3.connect(tmp, isolation_level=None)
         try:
+            # No syncing while the private file is built: it is synced once, whole, below,
+            # before it appears under its name (a crash meanwhile leaves only a stale
+            # temporary file). Each synced step would cost the first start an fsync.
+            db.execute("PRAGMA synchronous = OFF")
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute("PRAGMA journal_mode = WAL")  # persistent: the file is WAL from the start
             db.execute("BEGIN IMMEDIATE")
             _migrate(db, 0, SCHEMA_VERSION)
             db.execute("COMMIT")
         finally:
-            db.close()
+            db.close()  # the last connection: the WAL is checkpointed into the file
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         if replace_empty:
             os.replace(tmp, path)
         else:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.screen import Screen
 
@@ -10,8 +11,15 @@ if TYPE_CHECKING:
     from quizcoll.tui.app import QuizApp
 
 
+# The rules of every screen but home: loaded when the first such screen is shown, so the
+# app starts without parsing them (app.tcss holds home's and the shared ones).
+SCREENS_CSS = Path(__file__).resolve().parent.parent / "styles" / "screens.tcss"
+
+
 class QuizScreen(Screen[None]):
     """A screen of :class:`~quizcoll.tui.app.QuizApp`."""
+
+    CSS_PATH: ClassVar = SCREENS_CSS
 
     @property
     def quiz(self) -> QuizApp:

@@ -11,9 +11,13 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from quizcoll.tui.screens.base import SCREENS_CSS
+
 
 class ConfirmScreen(ModalScreen[bool]):
     """``question`` with y (or enter) to confirm and n (or escape) to cancel."""
+
+    CSS_PATH: ClassVar = SCREENS_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y,enter", "answer(True)", "Yes"),

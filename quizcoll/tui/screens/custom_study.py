@@ -12,11 +12,15 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Select, Static
 
+from quizcoll.tui.screens.base import SCREENS_CSS
+
 ANY = "any"
 
 
 class CustomStudyScreen(ModalScreen[tuple[str | None, str | None] | None]):
     """Choose a deck and/or a tag; returns (deck, tag) to practise, None when cancelled."""
+
+    CSS_PATH: ClassVar = SCREENS_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),

@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from quizcoll.tui.actions import ACTIONS, SCREEN_KEYS
+from quizcoll.tui.screens.base import SCREENS_CSS
 
 KEY_WIDTH = 11  # the widest key ("u / ctrl+z"), so every section lines up
 
@@ -55,6 +56,8 @@ def help_table(
 
 class HelpScreen(ModalScreen[None]):
     """A modal listing every key."""
+
+    CSS_PATH: ClassVar = SCREENS_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss", "Close"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.columns import Columns
@@ -19,6 +21,13 @@ from quizcoll.tui.screens.base import QuizScreen
 from quizcoll.tui.services.summary import HomeSummary, home_summary
 
 
+def _raise(exc: Exception) -> Callable[[], HomeSummary]:
+    def again() -> HomeSummary:
+        raise exc
+
+    return again
+
+
 def _menu() -> Columns:
     """The home keys, laid out in columns: an entry never breaks across lines."""
     items = []
@@ -34,6 +43,8 @@ def _menu() -> Columns:
 
 class HomeScreen(QuizScreen):
     """The first screen: decks and today's work."""
+
+    CSS_PATH: ClassVar = None  # home's rules are in app.tcss, read at start
 
     # At 80 columns the footer holds seven keys; practise, custom study and settings are in
     # the menu above it instead (and in help and the palette).
@@ -62,25 +73,44 @@ class HomeScreen(QuizScreen):
             yield Static(_menu(), id="menu")
         yield Footer()
 
-    def on_mount(self) -> None:
-        self.refresh_summary()
-
     def on_screen_resume(self) -> None:
-        self.refresh_summary()
+        # Also the first showing: Textual resumes the default screen once it is mounted (a
+        # refresh on mount too would count twice at start). Counts already made from the
+        # card index go into the first frame.
+        first = self.quiz.take_first_summary(done=True)
+        if first is not None:
+            self._counted(first.result)
+        else:
+            self.refresh_summary()
 
     @work(exclusive=True, group="home")
     async def refresh_summary(self) -> None:
-        await self.ready()
+        quiz = self.quiz
+        await quiz.counts_ready.wait()  # the card index is enough: no need for every card
+        first = quiz.take_first_summary()
+        try:
+            if first is not None:
+                summary = await asyncio.wrap_future(first)
+            else:
+                summary = await quiz.db.call(
+                    home_summary, quiz.count_cards, quiz.config, quiz.env.clock(), quiz.env.tz
+                )
+        except DeckError as exc:
+            self._counted(_raise(exc))
+            return
+        self._counted(lambda: summary)
+
+    def _counted(self, summary: Callable[[], HomeSummary]) -> None:
+        """Show ``summary()``, or the database error it raises."""
         quiz = self.quiz
         try:
-            summary = await quiz.db.call(
-                home_summary, quiz.cards, quiz.config, quiz.env.clock(), quiz.env.tz
-            )
+            self._show(summary())
         except DeckError as exc:
             quiz.report(str(exc), title="Review database")
             self.query_one("#today", Static).update(Text(str(exc), style="bold red"))
+            quiz.counts_shown()
             return
-        self._show(summary)
+        self.call_after_refresh(quiz.counts_shown)  # once the counts are painted
 
     def _show(self, s: HomeSummary) -> None:
         table = self.query_one("#decks", DataTable)

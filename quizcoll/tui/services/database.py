@@ -37,6 +37,11 @@ class Database:
     def _run(self, fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
         return fn(self._store_here(), *args, **kwargs)
 
+    def open_soon(self) -> None:
+        """Open (or create) the store on its thread now, ahead of the first call: a new
+        database's creation, and its fsync, then overlap whatever the caller does next."""
+        self._executor.submit(self._store_here)
+
     def submit(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
         """Run ``fn(store, *args, **kwargs)`` on the database thread."""
         return self._executor.submit(self._run, fn, args, kwargs)

@@ -6,7 +6,6 @@ deterministic; :func:`default_env` gives the real ones.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
@@ -23,6 +22,8 @@ def system_clock() -> datetime:
 
 
 def random_seed() -> int:
+    import secrets  # hmac and hashlib: not needed until the first review draws
+
     return secrets.randbits(31)
 
 

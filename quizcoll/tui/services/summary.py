@@ -6,12 +6,16 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING
 
-from deck.cards.model import Card
 from deck.review.queue import EntryKind, build_queue
 from deck.review.scheduler import Config
 from deck.review.stats import DeckSeries, Stats, compute_stats, deck_series
 from deck.review.store import CardRecord, Review, Store
+
+if TYPE_CHECKING:
+    from deck.cards.model import Card
+    from quizcoll.compiled import CardRef
 
 
 @dataclass(frozen=True)
@@ -41,11 +45,17 @@ class HomeSummary:
 
 
 def home_summary(
-    store: Store, cards: Sequence[Card], config: Config, now: datetime, tz: tzinfo | None
+    store: Store,
+    cards: Sequence[Card] | Sequence[CardRef],
+    config: Config,
+    now: datetime,
+    tz: tzinfo | None,
 ) -> HomeSummary:
-    """Per-deck counts from today's queue (limits applied) and today's progress."""
-    stats = compute_stats(store, cards, config, now, tz=tz)
+    """Per-deck counts from today's queue (limits applied) and today's progress. Only the
+    cards' ids, decks and order are read, so the card index gives the same counts as the
+    collection (before it is loaded)."""
     queue = build_queue(cards, store, config, now, tz=tz)
+    stats = compute_stats(store, cards, config, now, tz=tz, queue=queue)  # the same queue
     new = Counter(e.card.deck for e in queue if e.kind is EntryKind.NEW)
     # Learning cards within the learn-ahead window are not due yet: they do not count.
     due = Counter(e.card.deck for e in queue if e.due_now)
@@ -72,7 +82,9 @@ def home_summary(
     )
 
 
-def next_due(store: Store, cards: Sequence[Card], now: datetime) -> datetime | None:
+def next_due(
+    store: Store, cards: Sequence[Card] | Sequence[CardRef], now: datetime
+) -> datetime | None:
     """When the next card of ``cards`` that is not due yet comes due (None: none is waiting)."""
     ids = {c.id for c in cards}
     waiting = [
