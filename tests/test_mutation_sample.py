@@ -12,7 +12,7 @@ from deck.proving.mutation import run_mutations
 from quizcoll.cli.common import builtin_cards_dir
 from quizcoll.executables import build_registry
 
-SAMPLE = 160
+SAMPLE = 220  # enough edits that at least 20 land in text a learner reads
 GOAL = 0.95
 
 

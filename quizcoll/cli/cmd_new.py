@@ -44,9 +44,7 @@ cards:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("deck", metavar="DECK", help="the deck name (lowercase, digits, -)")
-    parser.add_argument(
-        "--dir", metavar="DIR", help="write here instead of your card folder"
-    )
+    parser.add_argument("--dir", metavar="DIR", help="write here instead of your card folder")
     parser.add_argument("--force", action="store_true", help="replace an existing DECK.yaml")
 
 

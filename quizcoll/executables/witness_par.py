@@ -116,9 +116,7 @@ def ring_attention(
 ) -> dict[str, Any]:
     """Ring attention alone: it splits the sequence, never the heads, so any head count runs
     (Ulysses needs the heads to divide over the GPUs)."""
-    ring, hops = par_context.ring_forward_sent(
-        seq_len, cp, kv_heads, head_dim, _bytes_of(dtype, 0)
-    )
+    ring, hops = par_context.ring_forward_sent(seq_len, cp, kv_heads, head_dim, _bytes_of(dtype, 0))
     return {"ring_forward_bytes": ring, "ring_hops": hops}
 
 
