@@ -52,6 +52,28 @@ def cached_index(paths: Sequence[Path] | None = None) -> tuple[str, tuple[CardRe
     return None if index is None else (key, index)
 
 
+def load_card(card_id: str, paths: Sequence[Path] | None = None) -> tuple[Card, Registry] | None:
+    """The card ``card_id`` of the collection :func:`load` would return, read alone from the
+    compiled-collection cache's shelf (:mod:`quizcoll.cardshelf`), with a lazy registry; None
+    when the cache is off or misses (the caller then loads the collection)."""
+    from quizcoll import compiled
+    from quizcoll.cardshelf import read_card
+    from quizcoll.lazyregistry import LazyRegistry
+
+    if not compiled.enabled():
+        return None
+    chosen, root, overrides = _sources(paths)
+    try:
+        files = compiled.card_files(chosen)
+        key = compiled.collection_key(files, display_root=root, overrides=overrides)
+    except OSError:
+        return None
+    card = read_card(key, card_id, compiled.cache_dir())
+    if card is None:
+        return None
+    return card, LazyRegistry()  # type: ignore[return-value]
+
+
 def load(
     paths: Sequence[Path] | None = None,
     *,

@@ -169,6 +169,9 @@ def write(key: str, collection: Collection, folder: Path | None = None) -> bool:
         folder.mkdir(parents=True, exist_ok=True)
         write_bytes(folder / f"{key[:32]}.pickle", data, what="collection cache")
         write_index(key, collection, folder)
+        from quizcoll.cardshelf import write_shelf
+
+        write_shelf(key, collection, folder)
         _prune(folder)
     except (PathError, OSError, pickle.PicklingError, TypeError, AttributeError):
         return False
@@ -229,9 +232,10 @@ def _prune(folder: Path) -> None:
     for old in files[MAX_FILES:]:
         old.unlink(missing_ok=True)
     kept = {p.stem for p in files[:MAX_FILES]}
-    for index in folder.glob("*.index"):
-        if index.stem not in kept:
-            index.unlink(missing_ok=True)
+    for pattern in ("*.index", "*.cards"):
+        for side in folder.glob(pattern):
+            if side.stem not in kept:
+                side.unlink(missing_ok=True)
 
 
 def enabled() -> bool:
@@ -261,6 +265,10 @@ def cached_load(
             on_file(len(files), len(files), files[-1])
         if not _index_path(key, None).is_file():  # a cache written before the index was
             write_index(key, collection)
+        from quizcoll.cardshelf import shelf_path, write_shelf
+
+        if not shelf_path(key, cache_dir()).is_file():  # or before the shelf was
+            write_shelf(key, collection, cache_dir())
         return collection
     key = collection_key(files, display_root=display_root, overrides=overrides)
     collection = load()

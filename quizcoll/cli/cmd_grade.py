@@ -31,18 +31,11 @@ def run(args: argparse.Namespace) -> int:
     from deck.answers.checking import check_answer
     from deck.cards.instances import draw
     from deck.cards.model import CardType
-    from deck.cards.registry import suggest
-    from quizcoll.cli.common import UsageError, print_json, report_problems
-    from quizcoll.collection import load
+    from quizcoll.cli.common import UsageError, find_card, print_json
 
     if not 0 <= args.seed <= MAX_SEED:
         raise UsageError(f"--seed must be between 0 and {MAX_SEED}, got {args.seed}")
-    collection, registry = load(args.cards)
-    by_id = collection.by_id()
-    card = by_id.get(args.card_id)
-    if card is None:
-        report_problems(collection.problems)
-        raise UsageError(f"no card with id {args.card_id!r}{suggest(args.card_id, by_id)}")
+    card, registry = find_card(args.card_id, args.cards)
     if card.type is CardType.BASIC:
         raise UsageError(f"card {card.id!r} is self-graded (basic): there is nothing to grade")
     verdict = check_answer(card, draw(card, args.seed, registry), args.answer, registry)

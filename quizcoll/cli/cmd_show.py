@@ -58,16 +58,9 @@ def _stored_review(args: argparse.Namespace) -> object:
 def run(args: argparse.Namespace) -> int:
     from deck.answers.checking import solve
     from deck.cards.instances import draw, render_front, render_options, render_text
-    from deck.cards.registry import suggest
-    from quizcoll.cli.common import UsageError, print_json, report_problems
-    from quizcoll.collection import load
+    from quizcoll.cli.common import find_card, print_json
 
-    collection, registry = load(args.cards)
-    by_id = collection.by_id()
-    card = by_id.get(args.card_id)
-    if card is None:
-        report_problems(collection.problems)
-        raise UsageError(f"no card with id {args.card_id!r}{suggest(args.card_id, by_id)}")
+    card, registry = find_card(args.card_id, args.cards)
     review = _stored_review(args) if args.review is not None else None
     seed = review.seed if review is not None and review.seed is not None else args.seed
     inst = draw(card, seed, registry)

@@ -132,3 +132,22 @@ def emit(args: Any, document: Any, text: str) -> int:
     else:
         print(text)
     return 0
+
+
+def find_card(card_id: str, paths: Any) -> tuple[Any, Any]:
+    """The card ``card_id`` and the registry (``show``, ``grade``): from the cache's shelf
+    when it holds it, else from the whole collection; an unknown id is a usage error that
+    suggests the nearest ids and reports the card files' problems."""
+    from deck.cards.registry import suggest
+    from quizcoll.collection import load, load_card
+
+    found = load_card(card_id, paths)
+    if found is not None:
+        return found
+    collection, registry = load(paths)
+    by_id = collection.by_id()
+    card = by_id.get(card_id)
+    if card is None:
+        report_problems(collection.problems)
+        raise UsageError(f"no card with id {card_id!r}{suggest(card_id, by_id)}")
+    return card, registry
