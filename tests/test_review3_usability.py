@@ -144,3 +144,15 @@ def test_a_variable_after_a_formula_is_not_taken_for_a_unit() -> None:
     verdict = _n15("ring-bytes", "2*(N-1)/N S")  # S is the card's variable: "… times S"
     assert verdict.correct and "set aside" not in verdict.feedback
     assert not _n15("ring-bytes", "2*(N-1)/N s").correct  # the unit s is set aside: no S
+
+
+@pytest.mark.parametrize(("batch", "said"), [(1, "1 KV cache of"), (8, "8 KV caches of")])
+def test_explanations_count_in_words_not_with_parenthesised_plurals(batch: int, said: str) -> None:
+    """N19: "1 KV cache(s)", "on 1 GPU(s)" in worked solutions."""
+    from quizcoll.executables import build_registry
+
+    registry = build_registry()
+    ex = registry.get("serving.decode")
+    args = ex.bind({"model": "llama-3.1-8b", "batch": batch})
+    text = ex.explain(args, registry.call("serving.decode", args))
+    assert said in text and "(s)" not in text

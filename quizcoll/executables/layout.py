@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from deck.cards.registry import ArgumentError, Field, Param, ParamKind, Registry
+from deck.units import format_count
 from quizcoll.executables.common import (
     MAX_PARAMS,
     B,
@@ -188,7 +189,7 @@ def _explain_tp(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     head = (
         f"Valid TP degrees for {args['model']} (heads and KV heads split, ≤ "
         f"{args['gpus_per_node']} per node): {r['valid_degrees']}. Memory alone asks for "
-        f"{r['memory_gpus']} GPU(s)"
+        f"{format_count(r['memory_gpus'], 'GPUs')}"
     )
     if r["fits"] == "yes":
         return (

@@ -296,7 +296,8 @@ def explain_inference(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
         f"({r['kv_bytes_per_token']:,} B/token × {args['context']:,} × {args['batch']}) + "
         f"activations {both_units(r['activation_bytes'])} + overhead {both_units(r['overhead_bytes'])} = "
         f"**{both_units(r['total_bytes'])}**. One {r['gpu_name']} offers {both_units(r['usable_bytes_per_gpu'])} "
-        f"at utilization {args['utilization']:g}: {r['gpus_needed']} GPU(s) needed; on "
+        f"at utilization {args['utilization']:g}: {units.format_count(r['gpus_needed'], 'GPUs')} "
+        f"needed; on "
         f"{args['gpus']}: {both_units(r['per_gpu_bytes'])} each, fits: {r['fits']}."
     )
 

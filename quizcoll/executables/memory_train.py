@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from deck import units
 from deck.cards.registry import ArgumentError
 from quizcoll.executables.memory_calc import both_units, sci, weight_format
 from quizcoll.memory import training
@@ -125,8 +126,9 @@ def bits_per_weight(format: str, group_size: int = 128) -> dict[str, Any]:
 
 def explain_bits(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     return (
-        f"{args['format']}: {r['layout']} = {r['block_bytes']:g} B per {r['block_size']} "
-        f"weight(s) → {r['block_bytes']:g} × 8 / {r['block_size']} = "
+        f"{args['format']}: {r['layout']} = {r['block_bytes']:g} B per "
+        f"{units.format_count(r['block_size'], 'weights')} → {r['block_bytes']:g} × 8 / "
+        f"{r['block_size']} = "
         f"**{r['bits_per_weight']:g} bits per weight**."
     )
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from deck.cards.registry import ArgumentError, Dimension, Field, Param, ParamKind, Registry
-from deck.units import format_rate, format_seconds
+from deck.units import format_count, format_rate, format_seconds
 from quizcoll.executables.common import B, C, R, S, T, count_param, guard, num, sci, sizes
 from quizcoll.memory import inference
 from quizcoll.memory.catalog import load_model, model_names
@@ -134,8 +134,8 @@ def decode(
 
 def _explain_decode(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     return (
-        f"Each step reads the weights ({sizes(r['weights_bytes'])}) and {args['batch']} KV "
-        f"cache(s) of {args['context']:,} tokens ({sizes(r['kv_read_bytes'])}) at "
+        f"Each step reads the weights ({sizes(r['weights_bytes'])}) and "
+        f"{format_count(args['batch'], 'KV caches')} of {args['context']:,} tokens ({sizes(r['kv_read_bytes'])}) at "
         f"{format_rate(r['bandwidth'])}: {format_seconds(r['memory_time_s'])}; the FLOPs take "
         f"{format_seconds(r['compute_time_s'])}. {r['bound'].capitalize()}-bound: "
         f"**{num(r['tokens_per_s_per_sequence'])} tokens/s per sequence**, "
