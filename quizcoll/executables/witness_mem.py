@@ -11,7 +11,6 @@ catalogs the calculators read. Each declares how it obtains its result.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from deck.cards.registry import (
@@ -24,6 +23,7 @@ from deck.cards.registry import (
     Registry,
 )
 from quizcoll.constants.models import model_constants, model_keys
+from quizcoll.executables import refusals_as_argument_errors
 from quizcoll.witnesses import (
     mem_kv,
     mem_layers,
@@ -55,15 +55,7 @@ def _model_param() -> Param:
 
 def _refusing(function: Callable[..., Any]) -> Callable[..., Any]:
     """A witness's ValueError as the registry's one-line argument error."""
-
-    @wraps(function)
-    def run(**kwargs: Any) -> Any:
-        try:
-            return function(**kwargs)
-        except ValueError as exc:
-            raise ArgumentError(str(exc)) from None
-
-    return run
+    return refusals_as_argument_errors(function, lambda: ValueError)
 
 
 def _int(

@@ -9,7 +9,6 @@ decodes its bit patterns itself. Each declares how it obtains its result.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from deck.cards.registry import (
@@ -23,22 +22,15 @@ from deck.cards.registry import (
 )
 from quizcoll.constants import all_constants
 from quizcoll.constants.models import model_keys
+from quizcoll.executables import refusals_as_argument_errors
 from quizcoll.witnesses import num_attention, num_floats, num_summation
 
 C, R = Dimension.COUNT, Dimension.RATIO
 
 
-def _refusing(function: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+def _refusing(function: Callable[..., Any]) -> Callable[..., Any]:
     """A witness's ValueError as the registry's one-line argument error."""
-
-    @wraps(function)
-    def run(**kwargs: Any) -> dict[str, Any]:
-        try:
-            return function(**kwargs)
-        except ValueError as exc:
-            raise ArgumentError(str(exc)) from None
-
-    return run
+    return refusals_as_argument_errors(function, lambda: ValueError)
 
 
 def float_layout(exponent_bits: int, mantissa_bits: int, specials: str = "ieee") -> dict[str, Any]:
