@@ -57,7 +57,12 @@ def tree_walk(
 ) -> dict[str, Any]:
     """The tree all-reduce's critical path, walked up and down NCCL's tree."""
     w = nccl_tree.tree_walk(nodes, gpus_per_node, intra_latency, inter_latency)
-    return {"latency_s": w.latency_s, "intra_hops": w.intra_hops, "inter_hops": w.inter_hops}
+    return {
+        "latency_s": w.latency_s,
+        "intra_hops": w.intra_hops,
+        "inter_hops": w.inter_hops,
+        "gpus": w.gpus,
+    }
 
 
 def gemm_dispatch(
@@ -155,6 +160,7 @@ def register(registry: Registry) -> None:
             Field("latency_s", S, "the slowest climb to the root and back down"),
             Field("intra_hops", C, "NVLink hops on that path, up and down"),
             Field("inter_hops", C, "network hops on that path, up and down"),
+            Field("gpus", C, "GPUs walked to the root"),
         ],
     )
     declare(

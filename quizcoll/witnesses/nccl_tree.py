@@ -25,7 +25,7 @@ class TreeWalk:
     intra_hops: int  # NVLink hops, up and back down
     inter_hops: int  # network hops, up and back down
     latency_s: float  # the hops' latencies, up and back down
-    gpus: int
+    gpus: int  # GPUs walked to the root
 
 
 def _parent(node: int, local: int) -> tuple[int, int] | None:
@@ -48,9 +48,11 @@ def tree_walk(
     if intra_latency < 0 or inter_latency < 0:
         raise ValueError("latencies must not be negative")
     best: tuple[float, list[bool]] = (-1.0, [])  # the slowest climb: latency, hops (inter?)
+    walked = 0
     # Only chain ends can be deepest, but walking every GPU keeps the witness blind to that.
     for node in range(nodes):
         for local in range(gpus_per_node):
+            walked += 1
             hops: list[bool] = []
             here = (node, local)
             up = _parent(*here)
@@ -64,6 +66,4 @@ def tree_walk(
     path = best[1] + best[1][::-1]
     inter = sum(path)
     intra = len(path) - inter
-    return TreeWalk(
-        intra, inter, intra * intra_latency + inter * inter_latency, nodes * gpus_per_node
-    )
+    return TreeWalk(intra, inter, intra * intra_latency + inter * inter_latency, walked)
