@@ -54,20 +54,26 @@ def test_the_note_states_the_generated_figures() -> None:
     held, full = _classes(held=True), _classes(held=False)
     note = text[text.index("What this shows, plainly") :]
     big, small = held["≥ 256 MiB"], held["< 64 KiB"]
-    assert f"Held-out median {big.median:.1%} ({big.rows} rows)" in note
-    assert f"the tuner ({big.tuner_median:.1%})" in note
+    assert (
+        f"Held-out median {big.median:.1%} ({big.rows} rows), beside the tuner's {big.tuner_median:.1%}"
+        in note
+    )
     assert f"Held-out median {small.median:.1%} ({small.rows} rows)" in note
+    assert f"against the tuner's {small.tuner_median:.1%}" in note
     assert f"(fitted to all: {full['< 64 KiB'].median:.1%})" in note
     for name in ("16 – 256 MiB", "1 – 16 MiB"):
         cell = held[name]
         assert f"{cell.median:.1%} held out (tuner {cell.tuner_median:.1%})" in note
-    assert f"the class is at {full['1 – 16 MiB'].median:.1%}" in note
+    assert f"{full['1 – 16 MiB'].median:.1%} fitted to all" in note
     p = measured.fitted()
-    assert f"NVLS-family fill is ×{p.k_fill_nvls:.1f}" in note
-    assert f"the Tree fill ×{p.k_fill_tree:.2f}" in note
-    assert f"the latency is scaled ×{p.k_latency:.2f} and {p.step_us:.1f} µs" in note
-    a100 = measured.per_system(measured.errors(held=True))["nccl-tests119-3x8-a100"][1]
-    assert f"is now at {a100:.1%} held out" in note
+    assert f"launch {p.launch_us:.1f} µs, latency × {p.k_latency:.2f}, {p.step_us:.1f} µs" in note
+    assert (
+        f"the Tree\n  fill × {p.k_fill_tree:.2f} and the NVLS-family fill × {p.k_fill_nvls:.2f}"
+        in note
+    )
+    per = measured.per_system(measured.errors(held=True))
+    assert f"({per['dstack-nebius-2x8-h100'][1]:.1%} over all its rows)" in note
+    assert f"priced too slow held out ({per['deepep-1x8-h20'][1]:.1%})" in note
 
 
 def test_the_note_says_which_goals_are_met() -> None:
