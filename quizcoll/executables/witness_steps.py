@@ -13,6 +13,7 @@ Every size, time and link rate arrives as an argument (cited constants in the ca
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from deck.cards.registry import Derivation, Dimension, Field, Param, ParamKind, Registry
@@ -36,12 +37,7 @@ def _guard(function: Any) -> Any:
 
 
 def ring_reduce_scatter(ranks: int, size: int, time: float) -> dict[str, Any]:
-    run = ns.ring_reduce_scatter(ranks, size, time)
-    return {
-        "steps": run.steps,
-        "max_bytes_received": run.max_bytes_received,
-        "link_rate": run.link_rate,
-    }
+    return dataclasses.asdict(ns.ring_reduce_scatter(ranks, size, time))
 
 
 def rail_rings(
@@ -53,23 +49,11 @@ def rail_rings(
     nvlink_bandwidth: float,
 ) -> dict[str, Any]:
     run = ns.rail_rings(nodes, gpus_per_node, size, nic_bandwidth, pcie_bandwidth, nvlink_bandwidth)
-    return {
-        "rings": run.rings,
-        "steps": run.steps,
-        "time_s": run.time_s,
-        "busbw": run.busbw,
-        "nic_bytes": run.nic_bytes,
-    }
+    return dataclasses.asdict(run)
 
 
 def double_tree_rounds(ranks: int, size: int, latency: float, bandwidth: float) -> dict[str, Any]:
-    run = ns.double_tree_rounds(ranks, size, latency, bandwidth)
-    return {
-        "rounds": run.rounds,
-        "time_s": run.time_s,
-        "max_bytes_sent": run.max_bytes_sent,
-        "messages": run.messages,
-    }
+    return dataclasses.asdict(ns.double_tree_rounds(ranks, size, latency, bandwidth))
 
 
 def register(registry: Registry) -> None:
