@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from deck.cards.loader import load_text
+from deck.cards.model import Card
 from deck.cards.registry import Derivation
 from deck.proving.independence import card_independence, expect_side
 from quizcoll.executables import build_registry
@@ -116,25 +117,56 @@ cards:
       unit: GiB
       expect: "2*llama_3_8b_layers*llama_3_8b_kv_heads*llama_3_8b_head_dim*fp16_bytes*T"
     verify:
-      - {run: memory.kv_cache, claim: "per token", args: {model: llama-3-8b, context: 1}, field: kv_bytes_per_token, expect: "2*llama_3_8b_layers*llama_3_8b_kv_heads*llama_3_8b_head_dim*fp16_bytes"}
+      - {run: memory.kv_cache, claim: "per token", args: CLAIM_ARGS, field: kv_bytes_per_token, expect: "CLAIM_EXPECT"}
 """
+# The per-token bytes as the config.json figures multiply out (cited constants only: a
+# published figure in other units), and the same bytes re-typed over the question's T.
+PUBLISHED = "2*llama_3_8b_layers*llama_3_8b_kv_heads*llama_3_8b_head_dim*fp16_bytes"
+RETYPED = "2*llama_3_8b_layers*llama_3_8b_kv_heads*llama_3_8b_head_dim*fp16_bytes*T/T"
+SAME_ARGS = '{model: llama-3-8b, context: "{T}"}'
 
 
-def test_a_result_span_is_proven_only_by_a_claim_on_its_field() -> None:
+def _result_card(args: str = SAME_ARGS, expect: str = PUBLISHED) -> Card:
+    text = RESULT_CARD.replace("CLAIM_ARGS", args).replace("CLAIM_EXPECT", expect)
+    cards, problems = load_text(text, "r.yaml", REGISTRY)
+    assert not problems, [p.format() for p in problems]
+    return cards[0]
+
+
+def _span_proven(card: Card) -> dict[str, bool]:
     from deck.proving.coverage import card_coverage
 
-    cards, problems = load_text(RESULT_CARD, "r.yaml", REGISTRY)
-    assert not problems, [p.format() for p in problems]
-    items = {i.text: i for i in card_coverage(cards[0], REGISTRY).items}
-    assert items["{=result.kv_bytes_per_token}"].proven  # the claim derives it
-    assert not items["{=result.layers}"].proven  # shown straight from the run
+    return {i.text: i.proven for i in card_coverage(card, REGISTRY).items}
+
+
+def test_a_result_span_is_proven_by_an_independent_claim_with_the_answers_arguments() -> None:
+    proven = _span_proven(_result_card())
+    assert proven["{=result.kv_bytes_per_token}"]  # the claim derives it at this instance
+    assert not proven["{=result.layers}"]  # shown straight from the run
+
+
+def test_a_claim_on_other_arguments_or_a_retyped_formula_does_not_hold_the_span() -> None:
+    elsewhere = _result_card(args="{model: llama-3-8b, context: 1}")
+    retyped = _result_card(expect=RETYPED)
+    for card in (elsewhere, retyped):
+        assert not _span_proven(card)["{=result.kv_bytes_per_token}"]
+
+
+def test_check_fails_an_unheld_result_span_at_its_line_and_column() -> None:
+    from deck.proving.heldfields import result_span_failures
+
+    lines = [f.format() for f in result_span_failures(_result_card(), REGISTRY)]
+    assert len(lines) == 1, lines  # result.layers; kv_bytes_per_token is held
+    assert lines[0].startswith("r.yaml:6:"), lines
+    assert "{=result.layers}" in lines[0] and "memory.kv_cache.layers" in lines[0]
+    retyped = [f.format() for f in result_span_failures(_result_card(expect=RETYPED), REGISTRY)]
+    assert len(retyped) == 2 and any("kv_bytes_per_token" in x for x in retyped), retyped
 
 
 def test_explanation_numbers_are_traced_to_proven_values() -> None:
     from deck.proving.explanations import explanation_numbers
 
-    cards, _ = load_text(RESULT_CARD, "r.yaml", REGISTRY)
-    numbers = explanation_numbers(cards[0], REGISTRY)
+    numbers = explanation_numbers(_result_card(), REGISTRY)
     assert numbers, "memory.kv_cache explains its figures"
     traced = {n.text for n in numbers if n.proven}
     assert any("GiB" in t or "B" in t for t in traced)  # the answer itself is proven

@@ -5,7 +5,8 @@ span, or an unproven number, formula or scaling claim that the prose scan finds.
 proven when it traces back to a parameter (a given of the question), a fact (a named claim:
 a run held to a closed form), a declared constant, or the card's computed answer held to
 its closed form. A ``{=result.FIELD}`` span is proven only when a claim of the card runs the
-answer's executable for that field (the answer's own field is held by the answer). ``quizcoll check --coverage`` prints this per card and for the collection.
+answer's executable for that field with the answer's arguments and derives it another way
+(:mod:`deck.proving.heldfields`; the answer's own field is held by the answer). ``quizcoll check --coverage`` prints this per card and for the collection.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from deck.cards.prose import unproven
 from deck.cards.registry import Registry
 from deck.cards.spancheck import expr_names
 from deck.cards.spans import SpanKind, find_spans
-from deck.proving.explanations import proven_result_fields
 from deck.proving.failures import text_location
+from deck.proving.heldfields import unheld_result_fields
 
 
 @dataclass(frozen=True)
@@ -111,11 +112,11 @@ def _proof_table(card: Card, registry: Registry | None) -> dict[str, str]:
         if card.type is CardType.NUMERIC and comp is not None and a.expect is not None:
             table["answer"] = f"answer: {comp.run}.{comp.field} = {a.expect}"
             # A result field shown as {=result.F} is proven only by a claim that runs the
-            # same executable for F and holds it to its own expect.
-            held = proven_result_fields(card)
+            # same executable for F with the answer's arguments and derives it another way.
+            unheld = unheld_result_fields(card, registry)
             for f in _fields(registry, comp.run):
-                if f in held or f == comp.field:
-                    table[f"result.{f}"] = f"run {comp.run}.{f}, held to a claim's expect"
+                if f not in unheld:
+                    table[f"result.{f}"] = f"run {comp.run}.{f}, held at the instance"
         elif card.type is CardType.FORMULA and comp is not None:
             table["answer"] = f"answer: formula = {comp.run}.{comp.field}"
         elif card.type is CardType.CHOICE:

@@ -18,9 +18,9 @@ every factor does (:func:`_factors`).
 each; ``check --explanations`` asks for them, and :data:`FAIL_ON_UNTRACED` is the one switch
 that makes plain ``check`` ask too.
 
-``{=result.FIELD}`` spans are the same question asked of the card's own text: a result
-field is proven only when a claim of the card runs the same executable for that field
-(:func:`proven_result_fields`).
+A result field of the run counts as proven only where a claim holds it at the instance with
+the answer's arguments and an independent derivation (:func:`deck.proving.heldfields.held_fields`,
+which also fails the card text's ``{=result.FIELD}`` spans that nothing holds).
 """
 
 from __future__ import annotations
@@ -39,10 +39,11 @@ from deck.cards.model import Card, CardType
 from deck.cards.prose import Kind, unproven
 from deck.cards.registry import Registry
 from deck.proving.failures import Failure
+from deck.proving.heldfields import held_fields, independent_claims
 
-# The one switch: True makes every ``check`` fail on an untraced explanation number (today
-# only ``check --explanations`` does).
-FAIL_ON_UNTRACED = False
+# The one switch: True makes every ``check`` fail on an untraced explanation number (as it
+# does since every explanation number traces; ``check --explanations`` asked for it before).
+FAIL_ON_UNTRACED = True
 
 # Shown figures round to 3–4 significant digits ("3.4 µs", "80.00 GiB"): a match within 2%
 # is the same figure; a wrong figure in an explanation is off by far more.
@@ -59,19 +60,6 @@ class ExplainedNumber:
     text: str
     proven: bool
     run: str = ""  # the executable whose explain printed it
-
-
-def proven_result_fields(card: Card) -> frozenset[str]:
-    """The fields of the answer's executable that a claim of the card also runs."""
-    a = card.answer
-    if a is None or a.computation is None:
-        return frozenset()
-    run = a.computation.run
-    return frozenset(
-        c.computation.field
-        for c in card.verify
-        if c.computation is not None and c.computation.run == run and not c.vary
-    )
 
 
 def given_arguments(names: Iterable[str], resolved: Mapping[str, Any] | None) -> list[float]:
@@ -116,16 +104,10 @@ def explanation_numbers(
         return []
     if card.answer.computation is None:
         return []
-    fields = proven_result_fields(card)
     own = set(card.facts())
     terms = registry.terms
-    # A cited constant is known with its dimension: "63.83 GB/s" is not a parameter count
-    # that happens to read 63.83 G (hundreds of constants make such coincidences common).
-    cited = [
-        (float(c.value), c.dimension if c.dimension in _UNIT_DIMS else None)
-        for c in registry.constants.values()
-        if c.cited and isinstance(c.value, int | float) and not isinstance(c.value, bool)
-    ]
+    cited = instance_constants(registry)
+    independent = independent_claims(card, registry)
     written = [k for k, _ in card.answer.computation.args]
     out: list[ExplainedNumber] = []
     for seed in seeds if card.params else (0,):
@@ -136,6 +118,7 @@ def explanation_numbers(
             continue
         if not sol.explanation:
             continue
+        fields = held_fields(card, registry, inst, sol, independent)
         known = [sol.value] if sol.value is not None else []
         known += [v for v in inst.values.values() if isinstance(v, int | float)]
         known += given_arguments(written, sol.args)
@@ -161,6 +144,22 @@ def explanation_numbers(
     return out
 
 
+def unit_dim(dim: units.Dim | None) -> units.Dim | None:
+    """``dim`` where a unit names it (bytes, a rate, seconds); None for counts and ratios."""
+    return dim if dim in _UNIT_DIMS else None
+
+
+def instance_constants(registry: Registry) -> list[tuple[float, units.Dim | None]]:
+    """The cited constants as (value, dimension): "63.83 GB/s" is known with its dimension, not
+    as a parameter count that happens to read 63.83 G (hundreds of constants make such
+    coincidences common)."""
+    return [
+        (float(c.value), unit_dim(c.dimension))
+        for c in registry.constants.values()
+        if c.cited and isinstance(c.value, int | float) and not isinstance(c.value, bool)
+    ]
+
+
 def traces(
     text: str,
     known: Iterable[float],
@@ -176,8 +175,8 @@ def traces(
         value, dim = reading
         if value is None:
             return False
-        return any(_close(value, k) for k in values) or any(
-            _close(value, k) for k, d in dimensioned if dim is None or d == dim
+        return any(close(value, k) for k in values) or any(
+            close(value, k) for k, d in dimensioned if dim is None or d == dim
         )
 
     if shown(_reading(text)):
@@ -221,5 +220,6 @@ def explanation_failures(
     return out
 
 
-def _close(a: float, b: float) -> bool:
+def close(a: float, b: float) -> bool:
+    """The same figure within display rounding."""
     return math.isclose(a, b, rel_tol=_REL, abs_tol=0.0) or (a == 0 == b)

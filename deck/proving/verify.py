@@ -27,6 +27,7 @@ from deck.cards.registry import Registry
 from deck.cards.spans import SpanKind, find_spans
 from deck.proving.explanations import FAIL_ON_UNTRACED, explanation_failures
 from deck.proving.failures import Failure
+from deck.proving.heldfields import result_span_failures
 from deck.proving.proofcache import ProofCache, Proven
 from deck.proving.proofs import prove_instance, unproven_failures
 from deck.proving.proofs.answers import prove_formula_answer
@@ -134,6 +135,7 @@ def check_card(
     """Every proof of one card: its text, claims, answer, instance space and instances (and,
     with ``explanations``, the numbers of its executable's explanations)."""
     failures = list(unproven_failures(card, registry))
+    failures.extend(result_span_failures(card, registry))
     if explanations:
         failures.extend(explanation_failures(card, registry))
     claims = points = 0

@@ -59,8 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--explanations",
         action="store_true",
-        help="also fail on a number of an executable's explanation (the worked solution under "
-        "a card's answer) that traces to no proven value",
+        help="fail on a number of an executable's explanation (the worked solution under "
+        "a card's answer) that traces to no proven value (plain check does too: "
+        "deck.proving.explanations.FAIL_ON_UNTRACED is on)",
     )
     parser.add_argument(
         "--mutate",
