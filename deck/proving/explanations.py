@@ -38,6 +38,7 @@ from deck.cards.instances import draw
 from deck.cards.model import Card, CardType
 from deck.cards.prose import Kind, unproven
 from deck.cards.registry import Registry
+from deck.cards.spans import SpanKind, find_spans
 from deck.proving.failures import Failure
 from deck.proving.heldfields import held_fields, independent_claims
 
@@ -48,6 +49,7 @@ FAIL_ON_UNTRACED = True
 # Shown figures round to 3–4 significant digits ("3.4 µs", "80.00 GiB"): a match within 2%
 # is the same figure; a wrong figure in an explanation is off by far more.
 _REL = 0.02
+_PLAIN = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _LEADING = re.compile(r"\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
 # "A × B" (or "A·B"): two figures multiplied, each with its own unit or none.
 _PRODUCT = re.compile(r"^\s*(?P<a>\d[^×·]*?)\s*[×·]\s*(?P<b>\d[^×·]*?)\s*$")
@@ -108,6 +110,7 @@ def explanation_numbers(
     terms = registry.terms
     cited = instance_constants(registry)
     independent = independent_claims(card, registry)
+    checked = checked_figures(card)
     written = [k for k, _ in card.answer.computation.args]
     out: list[ExplainedNumber] = []
     for seed in seeds if card.params else (0,):
@@ -129,6 +132,7 @@ def explanation_numbers(
             for name, f in inst.facts.items()
             if name in own and isinstance(f.value, int | float) and not isinstance(f.value, bool)
         ]
+        known += checked
         known += [
             v
             for k, v in (sol.result or {}).items()
@@ -141,6 +145,24 @@ def explanation_numbers(
             out.append(
                 ExplainedNumber(card.id, inst.seed, item.text, ok, card.answer.computation.run)
             )
+    return out
+
+
+def checked_figures(card: Card) -> list[float]:
+    """The figures the card's text writes and ``check`` proves (``{~7.4%=gib/gb - 1}``):
+    plain quantities only, not a formula figure ("2(N−1)/N·S" reads no single value)."""
+    out: list[float] = []
+    for _, text in card.texts():
+        spans, _ = find_spans(text)
+        for span in spans:
+            if span.kind is not SpanKind.CHECK or span.negated:
+                continue
+            literal = span.literal.strip()
+            try:
+                out.append(units.parse_quantity(literal).value)
+            except units.UnitError:
+                if _PLAIN.fullmatch(literal):
+                    out.append(float(literal.replace(",", "")))
     return out
 
 

@@ -2,7 +2,7 @@
 ``{=result.FIELD}`` spans held to them.
 
 A numeric card's back may show other outputs of its answer's run (``{=result.gradients|GiB}``).
-Such a field is *held* at an instance when
+So may a ``{result.FIELD}`` placeholder. Such a field is *held* at an instance when
 
 - it is the answer's own field (the answer is held to its ``expect``), or
 - a claim of the card runs the same executable for that field **with the same arguments at
@@ -26,6 +26,7 @@ from deck.answers.checking import CheckError, Solution, resolve_args, solve
 from deck.base.errors import DeckError
 from deck.cards.instances import Instance, draw
 from deck.cards.model import Card, CardType
+from deck.cards.placeholders import PLACEHOLDER
 from deck.cards.registry import Registry
 from deck.cards.spancheck import expr_names
 from deck.cards.spans import SpanKind, find_spans
@@ -101,7 +102,11 @@ def independent_fact_values(
 
 
 def result_spans(text: str) -> Iterator[tuple[int, str]]:
-    """(offset, field) of every result field a span of ``text`` shows or checks against."""
+    """(offset, field) of every result field a span or a ``{result.FIELD}`` placeholder of
+    ``text`` shows or checks against."""
+    for m in PLACEHOLDER.finditer(text):
+        if m.group(1).startswith(_PREFIX):
+            yield m.start(), m.group(1)[len(_PREFIX) :]
     spans, _ = find_spans(text)
     for span in spans:
         if span.kind is SpanKind.RENDER:

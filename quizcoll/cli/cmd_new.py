@@ -39,6 +39,14 @@ cards:
       expect: "2*(n-1)/n*size"        # the closed form check holds the code to
       unit: MiB
       tolerance: 1%
+    verify:                           # facts check proves: here, the figures the worked
+      # solution under the answer prints (rounds, traffic factor, α-β time) at this instance
+      - {{name: rounds, run: collectives.cost, args: {{collective: all_reduce, algorithm: ring, ranks: "{{n}}", size: "{{size}}"}}, field: steps, expect: "2*(n-1)"}}
+      - {{name: factor, run: collectives.cost, args: {{collective: all_reduce, algorithm: ring, ranks: "{{n}}", size: "{{size}}"}}, field: traffic_factor, expect: "2*(n-1)/n", tolerance: 0.1%}}  # uneven chunks when n does not divide size
+      - {{name: time, run: collectives.cost, args: {{collective: all_reduce, algorithm: ring, ranks: "{{n}}", size: "{{size}}"}}, field: time_s, tolerance: 1%,
+         expect: "2*(n-1)*nvlink_latency + 2*(n-1)/n*size/nvlink_bandwidth"}}
+      - {{name: algbw, run: collectives.cost, args: {{collective: all_reduce, algorithm: ring, ranks: "{{n}}", size: "{{size}}"}}, field: algbw, expect: "size/time", tolerance: 1%}}
+      - {{name: busbw, run: collectives.cost, args: {{collective: all_reduce, algorithm: ring, ranks: "{{n}}", size: "{{size}}"}}, field: busbw, expect: "algbw*2*(n-1)/n", tolerance: 1%}}
 """
 
 
@@ -62,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
 
     from deck.cards.loader import ID_PATTERN, load_file
     from quizcoll.cli.common import UsageError, user_cards_dir
+    from quizcoll.executables import build_registry
 
     if not ID_PATTERN.fullmatch(args.deck):
         raise UsageError(f"DECK {args.deck!r}: use lowercase letters, digits and - (my-deck)")
@@ -88,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        cards, problems = load_file(tmp, display=str(path))
+        # The starter names built-in constants (nvlink_latency): validated as check will.
+        cards, problems = load_file(tmp, build_registry(), display=str(path))
         assert cards and not problems, problems  # the starter is a valid card file
         os.replace(tmp, path)
     finally:
