@@ -2,9 +2,10 @@
 
 PyTorch's caching-allocator sizes (``training.yaml``) and ggml's block layouts
 (``quant-formats.yaml``) are read by the calculators from the data files; each record there
-carries its source's own line as ``quote``. A wrong ``printed`` therefore has no second copy
-in code to agree with: it fails ``check_constants`` at its record. These tests plant such a
-figure in a copy of each file.
+carries its source's own line as ``quote``, as do the quoted records of the hardware tables
+(``gpus.yaml``, ``links.yaml``). A wrong ``printed`` therefore has no second copy in code to
+agree with: it fails ``check_constants`` at its record. These tests plant such a figure in a
+copy of each file.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from quizcoll.memory.figures import DataFileError, figure, whole
 from quizcoll.systems import allocator
 
 ROOT = Path(__file__).resolve().parent.parent
-TABLES = ("training", "quant-formats", "memory", "parameter-counts")
+TABLES = ("training", "quant-formats", "memory", "parameter-counts", "gpus", "links")
 
 
 def _constants(name: str, text: str) -> list:
