@@ -2,11 +2,12 @@
 
 The oracles count what a real library instantiates: ``AutoConfig.for_model`` over the
 config's own keys, ``AutoModelForCausalLM.from_config`` under ``torch.device("meta")`` (no
-memory, no weights). Shared by the parameter-count oracles so the call exists once.
+memory, no weights). Shared by the parameter-count and shape oracles so the call exists once.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from importlib import resources
 
@@ -23,6 +24,7 @@ def bundled_config(name: str) -> dict[str, object]:
     return json.loads(text)
 
 
+@functools.cache  # one build per process: meta tensors hold no memory, the oracles only read
 def meta_model(name: str) -> tuple[PretrainedConfig, torch.nn.Module]:
     """transformers' config and causal-LM model of catalog model ``name``, on meta."""
     data = bundled_config(name)
