@@ -9,8 +9,7 @@ import pytest
 from deck.cards.placeholders import name_part
 from quizcoll.collectives import hardware as hw
 from quizcoll.constants import all_constants
-from quizcoll.constants import hardware as hc
-from quizcoll.constants import inference as ic
+from quizcoll.constants.data import figures
 from quizcoll.executables import build_registry
 from quizcoll.memory.gpus import COMPUTE
 
@@ -60,6 +59,7 @@ def test_pcie_nic_and_nccl_figures() -> None:
     assert BY_NAME["nccl_ll_max_bw_hopper"].value == pytest.approx(141e9)
 
 
-def test_every_constant_has_a_source() -> None:
-    for c in (*hc.CONSTANTS, *ic.CONSTANTS):
+def test_every_published_figure_has_a_source_and_its_record() -> None:
+    for c in (*figures("systems"), *figures("serving")):
         assert c.source and len(c.source) > 20, c.name
+        assert c.where.startswith("quizcoll/data/"), c.name

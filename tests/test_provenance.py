@@ -149,8 +149,16 @@ def test_a_source_that_prints_its_figure_is_its_quote() -> None:
 
     by_name = {c.name: c for c in all_constants()}
     assert set(by_name) >= QUOTED_IN_SOURCE
-    palm = by_name["palm_chips"]
-    assert palm.quote == palm.source and "6,144" in palm.quote
+    hour = by_name["seconds_per_hour"]
+    assert hour.quote == hour.source and "3,600" in hour.quote
+    assert check_constants([dataclasses.replace(hour, value=3601.0)])
+
+
+def test_a_published_figure_quotes_its_source_from_its_data_file() -> None:
+    palm = {c.name: c for c in all_constants()}["palm_chips"]
+    assert palm.where.startswith("quizcoll/data/runs.yaml:")
+    assert palm.quote != palm.source and "6144 TPU v4 chips" in palm.quote
+    assert not check_constants([palm])
     assert check_constants([dataclasses.replace(palm, value=6145.0)])
 
 

@@ -2,9 +2,10 @@
 
 A card never types "2 bytes per fp16 value" or "an H100 reports 81,559 MiB": it shows
 ``{=fp16_bytes}`` or checks ``{~81,559 MiB=h100_80gb_reported}``, and its ``expect``
-formulas use the same names. Each figure lives once, with its source: definitions and
-figures no table holds in the subject modules (``MODULES``, each with a ``CONSTANTS``
-tuple), published tables in ``quizcoll/data/*.yaml`` (``DATA``, read by
+formulas use the same names. Each figure lives once, with its source: definitions (unit
+prefixes, format widths) and the few sums of cited layouts in the subject modules
+(``MODULES``, each with a ``CONSTANTS`` tuple), every published figure in
+``quizcoll/data/*.yaml`` with its source's words as ``quote`` (``DATA``, read by
 :mod:`.data`) and each catalog model's shape in its ``config.json`` (:mod:`.models`).
 ``quizcoll check --list-constants`` prints them.
 
@@ -24,18 +25,7 @@ from quizcoll.constants.base import TERMS as BASE_TERMS
 from quizcoll.constants.data import figures
 from quizcoll.constants.models import model_constants
 
-MODULES: tuple[str, ...] = (
-    "base",
-    "collectives",
-    "parallelism",
-    "parallelism_systems",
-    "inference",
-    "hardware",
-    "training",
-    "memory",
-    "published",
-    "topics",
-)
+MODULES: tuple[str, ...] = ("base", "training", "memory", "topics")
 DATA: tuple[str, ...] = (
     "links",
     "nccl",
@@ -44,6 +34,14 @@ DATA: tuple[str, ...] = (
     "quant-formats",
     "training",
     "parameter-counts",
+    "pytorch",
+    "serving",
+    "recipes",
+    "runs",
+    "parallelism",
+    "systems",
+    "formats",
+    "collective-formats",
 )
 
 
@@ -62,64 +60,11 @@ def worked_examples() -> tuple[str, ...]:
 # executables, which read the catalog).
 TERMS: tuple[str, ...] = BASE_TERMS
 
-# The subject modules' constants whose source text prints the figure itself ("PaLM, Table 3:
-# 6,144 TPU v4 chips"): that text is their quote, a second record of the value typed apart
-# from it, which ``check`` holds the value to (deck.proving.provenance).
-QUOTED_IN_SOURCE: frozenset[str] = frozenset(
-    {
-        "adam_mixed_bytes_per_param",
-        "adam_optimizer_bytes_per_param",
-        "bf16_fp32_grads_bytes_per_param",
-        "bits_per_byte",
-        "cuda_context_high",
-        "cuda_context_low",
-        "ddp_bucket_cap",
-        "ddp_bucket_cap_default",
-        "ddp_first_bucket",
-        "deepseek_v2_kv_reduction",
-        "deepseek_v3_comm_sms",
-        "deepseek_v3_ib_bandwidth",
-        "deepseek_v3_max_nodes_per_token",
-        "deepseek_v3_nvlink_bandwidth",
-        "deepseek_v3_routed_experts_per_token",
-        "gradscaler_backoff_factor",
-        "gradscaler_growth_factor",
-        "gradscaler_growth_interval",
-        "h800_sms",
-        "hgx_gpus_per_node",
-        "korthikanti_full_sbh",
-        "korthikanti_selective_sbh",
-        "llama3_8b_q4_k_m_bytes",
-        "nvl72_gpus",
-        "orca_throughput_gain",
-        "paged_existing_usage_high",
-        "paged_existing_usage_low",
-        "palm_chips",
-        "palm_head_dim",
-        "palm_heads",
-        "palm_hfu",
-        "palm_layers",
-        "palm_mfu",
-        "palm_seq_len",
-        "qlora_gpu_bytes",
-        "rocev2_udp_port",
-        "seconds_per_hour",
-        "sparsity_speedup",
-        "te_amax_history_len",
-        "te_margin",
-        "torch_async_errors_abort",
-        "torch_async_errors_abort_teardown",
-        "torch_async_errors_off",
-        "torch_async_errors_teardown",
-        "torch_default_pg_timeout",
-        "torch_nccl_default_timeout",
-        "vllm_block_size",
-        "vllm_gpu_memory_utilization",
-        "vllm_throughput_gain_high",
-        "vllm_throughput_gain_low",
-        "vllm_waste_bound",
-    }
-)
+# The subject modules' constants whose source text prints the figure itself ("a byte is 8
+# bits"): that text is their quote, which ``check`` holds the value to
+# (deck.proving.provenance). Only definitions stay in the modules; published figures carry
+# their source's own words as ``quote`` in the data files.
+QUOTED_IN_SOURCE: frozenset[str] = frozenset({"bits_per_byte", "seconds_per_hour"})
 
 __all__ = ["DATA", "MODULES", "QUOTED_IN_SOURCE", "TERMS", "all_constants"]
 

@@ -99,8 +99,10 @@ def _figures(key: str) -> list[tuple[str, float, str, str]]:
     heads = read("heads", "attention heads", "num_attention_heads", "n_head")
     if cfg.get("num_key_value_heads") is not None:
         read("kv_heads", "key/value heads", "num_key_value_heads")
-    else:
-        given("kv_heads", heads, "key/value heads: absent, so one per attention head")
+    else:  # the figure is the heads key's, so that line is its quote
+        heads_key = _first(cfg, "num_attention_heads", "n_head")[0]
+        what = f"key/value heads: absent, so one per attention head ({heads_key})"
+        given("kv_heads", heads, what, _quote(text, heads_key))
     if cfg.get("head_dim") is not None:
         read("head_dim", "head dimension", "head_dim")
     else:
@@ -109,7 +111,8 @@ def _figures(key: str) -> list[tuple[str, float, str, str]]:
         read("intermediate", "MLP width", "intermediate_size", "n_inner")
     else:
         given("intermediate", 4 * hidden, "MLP width: n_inner absent, GPT-2's 4 × n_embd")
-    context = read("trained_context", "trained context", "max_position_embeddings", "n_positions")
+    context_keys = ("max_position_embeddings", "n_positions")
+    context = read("trained_context", "trained context", *context_keys)
     if cfg.get("tie_word_embeddings") is not None:
         read("tied", "output head tied to the embeddings", "tie_word_embeddings")
     else:
@@ -128,8 +131,10 @@ def _figures(key: str) -> list[tuple[str, float, str, str]]:
     window = cfg.get("sliding_window")
     if window is not None and cfg.get("use_sliding_window", True) is not False:
         read("attention_window", "tokens a layer's KV cache holds at most", "sliding_window")
-    else:
-        given("attention_window", context, "no sliding window: the trained context")
+    else:  # the trained context's key prints the figure
+        context_key = _first(cfg, *context_keys)[0]
+        what = f"no sliding window: the trained context ({context_key})"
+        given("attention_window", context, what, _quote(text, context_key))
     return out
 
 

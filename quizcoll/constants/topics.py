@@ -1,4 +1,5 @@
-"""Constants of the new-topic cards (reduction numerics): definitions and published figures, each with its source."""
+"""Definitions of the new-topic cards (reduction numerics): the significand precision of the
+number formats, which the format standards define."""
 
 from __future__ import annotations
 

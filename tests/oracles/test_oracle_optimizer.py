@@ -21,7 +21,7 @@ import bitsandbytes as bnb
 import pytest
 import torch
 
-from quizcoll.constants.memory import CONSTANTS
+from quizcoll.constants import all_constants
 from quizcoll.memory.training import Recipe, recipe_states
 
 WIDTH = 512  # every weight 512 × 512 = 262,144 values: far above bitsandbytes' 4,096 floor
@@ -110,7 +110,7 @@ def test_bitsandbytes_adamw8bit_state_is_two_bytes_plus_block_scales():
     # 2 one-byte moments, an fp32 absmax per 256 values, two 256-entry fp32 maps shared by all
     assert state == 2 * n + 2 * 4 * (n // 256) + 2 * 256 * 4
     master_plus_state = 4 + state / n  # the fp32 weights are the master copy here
-    card = next(c.value for c in CONSTANTS if c.name == "adam_8bit_optimizer_bytes_per_param")
+    card = next(c.value for c in all_constants() if c.name == "adam_8bit_optimizer_bytes_per_param")
     assert master_plus_state == pytest.approx(card, rel=0.01)
     assert master_plus_state > card  # the block scales are what the card's 6 B leaves out
 

@@ -11,32 +11,20 @@
 
 from __future__ import annotations
 
-import json
-from importlib import resources
-
 import pytest
 import torch
-from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, DynamicCache
+from transformers import AutoConfig, AutoModel, DynamicCache
 
 from quizcoll.memory.architecture import parse_config
 from quizcoll.memory.catalog import model_names, raw_config
 from quizcoll.memory.inference import kv_cache_bytes
 from quizcoll.memory.params import count_parameters
-
-
-def _bundled(name: str) -> dict[str, object]:
-    text = resources.files("quizcoll.memory").joinpath("models", f"{name}.json").read_text()
-    return json.loads(text)
+from tests.oracles.hf_meta import meta_model
 
 
 @pytest.mark.parametrize("name", model_names())
 def test_parameter_count_equals_transformers_on_meta(name):
-    data = _bundled(name)
-    skip = {"architectures", "model_type"}
-    fields = {k: v for k, v in data.items() if not k.startswith("_") and k not in skip}
-    cfg = AutoConfig.for_model(data["model_type"], **fields)
-    with torch.device("meta"):
-        model = AutoModelForCausalLM.from_config(cfg)
+    _, model = meta_model(name)
     real = sum(p.numel() for p in model.parameters())
     assert count_parameters(parse_config(raw_config(name), source=name)).total == real
 
