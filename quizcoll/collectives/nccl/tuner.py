@@ -13,6 +13,12 @@ Every algorithm starts from ``nNodes <= 2 || collnet ? bwIntra : bwInter`` per c
 Ring, Tree and PAT alike, whatever the GPU generation. ``n`` is the larger of a rank's
 send and receive buffers (``ncclFuncMaxSendRecvCount``), the nccl-tests size S.
 
+NVLS and NVLSTree are priced on the searched NVLS graph: its heads (``nChannels``) and
+per-channel ``bwIntra``/``bwInter`` (tuning.cc:307-323). The CTAs and chunk sizes the NVLS
+kernels run — ``ncclNvlsTuning`` with its Blackwell multi-node ``ncclNvlsTreeSm100Tuning``
+(src/transport/nvls.cc:164-246) — are read by the enqueue (enqueue.cc:2084-2090,
+2259-2285), never by these bandwidths, so they have no place here.
+
 Left out: symmetric-memory and copy-engine kernels (they need registered buffers),
 tuner plugins, ``NCCL_ALGO``/``NCCL_PROTO`` beyond the one algorithm and protocol a
 caller may force, the fp8 precision penalty, and a network plugin's own latency
