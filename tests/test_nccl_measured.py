@@ -205,6 +205,18 @@ def test_the_oci_run_named_sixteen_hcas_as_the_note_says() -> None:
     assert "`NCCL_IB_HCA` lists sixteen HCAs" in note
 
 
+def test_the_note_states_the_two_309_clusters_at_8_gib() -> None:
+    note = DOC.read_text(encoding="utf-8").split("What this shows, plainly")[1]
+    at = {
+        sid: next(r.busbw for r in _system(sid).rows if r.size == 2**33)  # type: ignore[attr-defined]
+        for sid in ("nccl-tests309-4x8-h100", "nccl-tests309-4x8-h100-b")
+    }
+    first, second = at["nccl-tests309-4x8-h100"], at["nccl-tests309-4x8-h100-b"]
+    assert (
+        f"prints {second:.1f} GB/s busbw (Ring/Simple) where the first prints {first:.1f}" in note
+    )
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
