@@ -169,6 +169,54 @@ def test_the_measured_model_can_be_faster_than_the_tuner() -> None:
     assert pred.terms_us["bandwidth"] < 32 * 2**20 / (1000 * pred.choice.best.bandwidth)
 
 
+def _system(system_id: str) -> object:
+    return next(s for s in systems() if s.id == system_id)
+
+
+def test_the_note_prices_the_b200_pair_as_nccls_tuner_does() -> None:
+    # the note: NCCL's tuner, not a rule the port lacks, holds the 2 × 8 B200 sweep near
+    # 490 GB/s: its NVLS graph is searched at the NIC path's speed on both sides, and the
+    # NVLink term of the NVLSTree bandwidth binds below the 2 × bwInter and the cap
+    from quizcoll.collectives import nccl
+
+    topo = _system("dstack-lambda-2x8-b200").topology()  # type: ignore[attr-defined]
+    nvls = nccl.graphs(topo).nvls
+    assert nvls is not None and nvls.bw_intra == nvls.bw_inter == topo.nic_path_bw
+    tree = nccl.entry(topo, nccl.Func.ALL_REDUCE, nccl.Algorithm.NVLS_TREE, nccl.Protocol.SIMPLE)
+    per_head = tree.bus_bandwidth / tree.channels
+    assert per_head < 2 * nvls.bw_inter  # the network term does not bind
+    note = DOC.read_text(encoding="utf-8").split("What this shows, plainly")[1]
+    assert f"{tree.channels} heads ×\n  min(" in note
+    assert f"searched at {topo.nic_path_bw:g} GB/s a channel on both sides" in note
+    assert f"NVLink term, {per_head:.1f} GB/s a head, binds" in note
+    assert f"{tree.bus_bandwidth:.0f} GB/s bus" in note
+    assert f"allows ({tree.channels} × 2 × {nvls.bw_inter:g})" in note
+    lambda_rows = _system("dstack-lambda-2x8-b200").rows  # type: ignore[attr-defined]
+    assert f"NVLSTree at {max(r.busbw for r in lambda_rows):.0f} GB/s busbw" in note
+
+
+def test_the_oci_run_named_sixteen_hcas_as_the_note_says() -> None:
+    # the note keeps the OCI hardware as its source states it: NCCL_IB_HCA lists 16 HCAs
+    quote = _system("oci-2x8-a100-roce").quote  # type: ignore[attr-defined]
+    found = re.search(r'NCCL_IB_HCA=\\?"([^"\\]+)', quote)
+    assert found
+    assert len(found.group(1).split(",")) == 16
+    note = DOC.read_text(encoding="utf-8").split("What this shows, plainly")[1]
+    assert "`NCCL_IB_HCA` lists sixteen HCAs" in note
+
+
+def test_the_note_states_the_two_309_clusters_at_8_gib() -> None:
+    note = DOC.read_text(encoding="utf-8").split("What this shows, plainly")[1]
+    at = {
+        sid: next(r.busbw for r in _system(sid).rows if r.size == 2**33)  # type: ignore[attr-defined]
+        for sid in ("nccl-tests309-4x8-h100", "nccl-tests309-4x8-h100-b")
+    }
+    first, second = at["nccl-tests309-4x8-h100"], at["nccl-tests309-4x8-h100-b"]
+    assert (
+        f"prints {second:.1f} GB/s busbw (Ring/Simple) where the first prints {first:.1f}" in note
+    )
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [

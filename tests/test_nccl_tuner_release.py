@@ -67,6 +67,26 @@ def test_two_node_pat_starts_from_bw_intra() -> None:
     assert e.latency_us == pytest.approx(17.6)
 
 
+def test_collnet_with_one_gpu_per_node_pays_the_tree_network_latency() -> None:
+    # "With ppn=1 latencies are fully exposed, use the Tree network latency":
+    # "float interLat = ppn == 1 ? ...hwLatencies[NCCL_HW_NET][NCCL_ALGO_TREE][p] :
+    # ...hwLatencies[NCCL_HW_NET][a][p];" for every algorithm, CollNet included.
+    # 4 nodes × 1 H100 with SHARP, Simple: NET Tree latency 14 (not CollNet's 30 / 31).
+    # CollNetChain: "2 * (nRanks / nNodes - 1) * intraLat + interLat" = 0 + 14 = 14 µs;
+    # CollNetDirect: "2 * (std::min(1, (nRanks / nNodes - 1)) * intraLat + (nRanks / nNodes
+    # - 1) * 0.4) + interLat" = 2 × (0 + 0) + 14 = 14 µs
+    topo = topology("h100", nodes=4, gpus_per_node=1, sharp=True)
+    chain = entry(topo, Func.ALL_REDUCE, A.COLLNET_CHAIN, P.SIMPLE)
+    direct = entry(topo, Func.ALL_REDUCE, A.COLLNET_DIRECT, P.SIMPLE)
+    assert chain.available and direct.available
+    assert chain.latency_us == pytest.approx(14.0)
+    assert direct.latency_us == pytest.approx(14.0)
+    # with 8 GPUs a node the CollNet figures hold: Chain 2 × 7 × 2.8 (NVLink) + 30
+    eight = topology("h100", nodes=4, gpus_per_node=8, sharp=True)
+    eight_chain = entry(eight, Func.ALL_REDUCE, A.COLLNET_CHAIN, P.SIMPLE)
+    assert eight_chain.latency_us == pytest.approx(2 * 7 * 2.8 + 30)
+
+
 def test_ring_plateau_only_for_multi_node_all_reduce() -> None:
     # "if (algorithm == RING && protocol == SIMPLE && nNodes > 1 && coll == AllReduce &&
     # nBytes / (nChannels * nRanks) >= 64) lat *= ... 1.4": a one-node Blackwell

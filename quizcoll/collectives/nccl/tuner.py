@@ -13,6 +13,12 @@ Every algorithm starts from ``nNodes <= 2 || collnet ? bwIntra : bwInter`` per c
 Ring, Tree and PAT alike, whatever the GPU generation. ``n`` is the larger of a rank's
 send and receive buffers (``ncclFuncMaxSendRecvCount``), the nccl-tests size S.
 
+NVLS and NVLSTree are priced on the searched NVLS graph: its heads (``nChannels``) and
+per-channel ``bwIntra``/``bwInter`` (tuning.cc:307-323). The CTAs and chunk sizes the NVLS
+kernels run — ``ncclNvlsTuning`` with its Blackwell multi-node ``ncclNvlsTreeSm100Tuning``
+(src/transport/nvls.cc:164-246) — are read by the enqueue (enqueue.cc:2084-2090,
+2259-2285), never by these bandwidths, so they have no place here.
+
 Left out: symmetric-memory and copy-engine kernels (they need registered buffers),
 tuner plugins, ``NCCL_ALGO``/``NCCL_PROTO`` beyond the one algorithm and protocol a
 caller may force, the fp8 precision penalty, and a network plugin's own latency
@@ -118,6 +124,13 @@ def _hw(graph: Graph, topo: Topology) -> tuple[Hw, Hw]:
     return intra, (intra if topo.nodes == 1 else Hw.NET)
 
 
+def _net_latency(algo: Algorithm, proto: Protocol, topo: Topology) -> float:
+    """The per-hop network latency of every algorithm (tuning.cc: "With ppn=1 latencies
+    are fully exposed, use the Tree network latency": ``interLat = ppn == 1 ?
+    hwLatencies[NCCL_HW_NET][NCCL_ALGO_TREE][p] : hwLatencies[NCCL_HW_NET][a][p]``)."""
+    return HW_LATENCY[Hw.NET][A.TREE if topo.gpus_per_node == 1 else algo][proto]
+
+
 def _start_bw(graph: Graph, topo: Topology) -> float:
     """The per-channel bandwidth every non-CollNet algorithm starts from (v2.30.7)."""
     return graph.bw_intra if topo.nodes <= 2 else graph.bw_inter
@@ -142,12 +155,7 @@ def _ring(func: Func, proto: Protocol, topo: Topology, g: Graphs) -> Entry:
     steps = nsteps(func, topo.ranks)
     intra_hw, inter_hw = _hw(ring, topo)
     intra_lat = HW_LATENCY[intra_hw][A.RING][proto]
-    if topo.nodes == 1:
-        inter_lat = intra_lat
-    elif topo.gpus_per_node == 1:  # latencies fully exposed: the Tree network figure
-        inter_lat = HW_LATENCY[Hw.NET][A.TREE][proto]
-    else:
-        inter_lat = HW_LATENCY[inter_hw][A.RING][proto]
+    inter_lat = intra_lat if topo.nodes == 1 else _net_latency(A.RING, proto, topo)
     lat = BASE_LATENCY[A.RING][proto]
     if func in (Func.BROADCAST, Func.REDUCE):
         level = intra_hw if topo.nodes == 1 else inter_hw
@@ -188,7 +196,7 @@ def _tree(func: Func, proto: Protocol, topo: Topology, g: Graphs) -> Entry:
         bus *= _TREE_PATTERN_PENALTY
     intra_hw, _ = _hw(tree, topo)
     intra_lat = HW_LATENCY[intra_hw][A.TREE][proto]
-    inter_lat = intra_lat if topo.nodes == 1 else HW_LATENCY[Hw.NET][A.TREE][proto]
+    inter_lat = intra_lat if topo.nodes == 1 else _net_latency(A.TREE, proto, topo)
     hops = (topo.gpus_per_node - 1) * intra_lat + log2i(topo.nodes) * inter_lat
     lat = BASE_LATENCY[A.TREE][proto] + 2 * hops
     return Entry(A.TREE, proto, lat, bus * 0.5, bus, tree.channels)
@@ -220,7 +228,7 @@ def _nvls(algo: Algorithm, func: Func, topo: Topology, g: Graphs) -> Entry:
     bus = min(intra_bw, inter_bw, cap) * ch
     algbw = bus * topo.ranks / nsteps(func, topo.ranks) if func is Func.ALL_REDUCE else bus
     intra_lat = HW_LATENCY[Hw.NVLINK][algo][proto]
-    inter_lat = intra_lat if topo.nodes == 1 else HW_LATENCY[Hw.NET][algo][proto]
+    inter_lat = intra_lat if topo.nodes == 1 else _net_latency(algo, proto, topo)
     if algo is A.NVLS:
         lat = intra_lat + (inter_lat if topo.nodes > 1 else 0.0)
     else:
@@ -258,7 +266,7 @@ def _collnet(algo: Algorithm, func: Func, topo: Topology, g: Graphs) -> Entry:
         algbw = bus
     intra_hw, _ = _hw(graph, topo)
     intra_lat = HW_LATENCY[intra_hw][algo][proto]
-    inter_lat = HW_LATENCY[Hw.NET][algo][proto]
+    inter_lat = _net_latency(algo, proto, topo)
     if algo is A.COLLNET_DIRECT:
         serial = min(1, ppn - 1) * intra_lat + (ppn - 1) * _COLLNET_ARITY_LAT_US
         lat = 2 * serial + inter_lat
@@ -276,9 +284,8 @@ def _pat(func: Func, topo: Topology, g: Graphs) -> Entry:
         return Entry(A.PAT, proto, reason=why)
     tree = g.tree
     bus = _start_bw(tree, topo) * tree.channels
-    # PAT runs with one GPU per node, where "latencies are fully exposed": the Tree's
-    # network latency (tuning.cc: ppn == 1 ? hwLatencies[NET][TREE][p] : …)
-    inter_lat = HW_LATENCY[Hw.NET][A.TREE][proto]
+    # PAT runs with one GPU per node, where latencies are fully exposed: the Tree's
+    inter_lat = _net_latency(A.PAT, proto, topo)
     lat = (
         BASE_LATENCY[A.PAT][proto]
         + log2i(topo.nodes) * (inter_lat / _PAT_LOG_DIVISOR)
