@@ -25,11 +25,9 @@ which also fails the card text's ``{=result.FIELD}`` spans that nothing holds).
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from deck import units
 from deck.answers.checking import CheckError, solve
@@ -40,15 +38,19 @@ from deck.cards.prose import Kind, unproven
 from deck.cards.registry import Registry
 from deck.cards.spans import SpanKind, find_spans
 from deck.proving.failures import Failure
-from deck.proving.heldfields import held_fields, independent_claims
+from deck.proving.heldfields import (
+    close,
+    given_arguments,
+    held_fields,
+    independent_claims,
+    instance_constants,
+    unit_dim,
+)
 
 # The one switch: True makes every ``check`` fail on an untraced explanation number (as it
 # does since every explanation number traces; ``check --explanations`` asked for it before).
 FAIL_ON_UNTRACED = True
 
-# Shown figures round to 3–4 significant digits ("3.4 µs", "80.00 GiB"): a match within 2%
-# is the same figure; a wrong figure in an explanation is off by far more.
-_REL = 0.02
 _PLAIN = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _LEADING = re.compile(r"\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
 # "A × B" (or "A·B"): two figures multiplied, each with its own unit or none.
@@ -62,20 +64,6 @@ class ExplainedNumber:
     text: str
     proven: bool
     run: str = ""  # the executable whose explain printed it
-
-
-def given_arguments(names: Iterable[str], resolved: Mapping[str, Any] | None) -> list[float]:
-    """The figures the card passes to its answer's run at the instance, resolved ("size:
-    4KiB", "latency: 0s", "size: = 2*S"): givens of the question, like its parameters. Only
-    the arguments the card writes count, not the executable's defaults; a word ("nvlink")
-    is not a figure."""
-    if not resolved:
-        return []
-    return [
-        float(v)
-        for k, v in resolved.items()
-        if k in set(names) and isinstance(v, int | float) and not isinstance(v, bool)
-    ]
 
 
 def _value(text: str) -> float | None:
@@ -92,10 +80,7 @@ def _reading(text: str) -> tuple[float | None, units.Dim | None]:
     except units.UnitError:
         m = _LEADING.search(text)
         return (float(m.group().replace(",", "")) if m else None), None
-    return q.value, (q.dim if q.dim in _UNIT_DIMS else None)
-
-
-_UNIT_DIMS = frozenset({units.Dim.BYTES, units.Dim.RATE, units.Dim.SECONDS})
+    return q.value, unit_dim(q.dim)
 
 
 def explanation_numbers(
@@ -166,22 +151,6 @@ def checked_figures(card: Card) -> list[float]:
     return out
 
 
-def unit_dim(dim: units.Dim | None) -> units.Dim | None:
-    """``dim`` where a unit names it (bytes, a rate, seconds); None for counts and ratios."""
-    return dim if dim in _UNIT_DIMS else None
-
-
-def instance_constants(registry: Registry) -> list[tuple[float, units.Dim | None]]:
-    """The cited constants as (value, dimension): "63.83 GB/s" is known with its dimension, not
-    as a parameter count that happens to read 63.83 G (hundreds of constants make such
-    coincidences common)."""
-    return [
-        (float(c.value), unit_dim(c.dimension))
-        for c in registry.constants.values()
-        if c.cited and isinstance(c.value, int | float) and not isinstance(c.value, bool)
-    ]
-
-
 def traces(
     text: str,
     known: Iterable[float],
@@ -240,8 +209,3 @@ def explanation_failures(
             )
         )
     return out
-
-
-def close(a: float, b: float) -> bool:
-    """The same figure within display rounding."""
-    return math.isclose(a, b, rel_tol=_REL, abs_tol=0.0) or (a == 0 == b)

@@ -19,9 +19,11 @@ output shown as though proven: :func:`result_span_failures` fails it at its span
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from deck import units
 from deck.answers.checking import CheckError, Solution, resolve_args, solve
 from deck.base.errors import DeckError
 from deck.cards.instances import Instance, draw
@@ -35,6 +37,45 @@ from deck.proving.failures import Failure, text_location
 from deck.proving.independence import card_independence
 
 _PREFIX = "result."
+# Shown figures round to 3–4 significant digits ("3.4 µs", "80.00 GiB"): a match within 2%
+# is the same figure; a wrong figure in an explanation is off by far more.
+_REL = 0.02
+_UNIT_DIMS = frozenset({units.Dim.BYTES, units.Dim.RATE, units.Dim.SECONDS})
+
+
+def given_arguments(names: Iterable[str], resolved: Mapping[str, Any] | None) -> list[float]:
+    """The figures the card passes to its answer's run at the instance, resolved ("size:
+    4KiB", "latency: 0s", "size: = 2*S"): givens of the question, like its parameters. Only
+    the arguments the card writes count, not the executable's defaults; a word ("nvlink")
+    is not a figure."""
+    if not resolved:
+        return []
+    return [
+        float(v)
+        for k, v in resolved.items()
+        if k in set(names) and isinstance(v, int | float) and not isinstance(v, bool)
+    ]
+
+
+def unit_dim(dim: units.Dim | None) -> units.Dim | None:
+    """``dim`` where a unit names it (bytes, a rate, seconds); None for counts and ratios."""
+    return dim if dim in _UNIT_DIMS else None
+
+
+def instance_constants(registry: Registry) -> list[tuple[float, units.Dim | None]]:
+    """The cited constants as (value, dimension): "63.83 GB/s" is known with its dimension, not
+    as a parameter count that happens to read 63.83 G (hundreds of constants make such
+    coincidences common)."""
+    return [
+        (float(c.value), unit_dim(c.dimension))
+        for c in registry.constants.values()
+        if c.cited and isinstance(c.value, int | float) and not isinstance(c.value, bool)
+    ]
+
+
+def close(a: float, b: float) -> bool:
+    """The same figure within display rounding."""
+    return math.isclose(a, b, rel_tol=_REL, abs_tol=0.0) or (a == 0 == b)
 
 
 def independent_claims(card: Card, registry: Registry | None) -> frozenset[int]:
@@ -126,8 +167,6 @@ def unheld_result_fields(
 ) -> dict[str, tuple[int, int]]:
     """The result fields the card's back shows (or checks against) that are neither held nor
     showing a proven figure at some drawn instance: field → (seed, offset of its span)."""
-    from deck.proving.explanations import close, given_arguments, instance_constants, unit_dim
-
     a = card.answer
     if registry is None or card.type is not CardType.NUMERIC or a is None:
         return {}
