@@ -12,9 +12,13 @@ So may a ``{result.FIELD}`` placeholder. Such a field is *held* at an instance w
   instance shows.
 
 A field that no claim holds may still show a figure that is proven another way: a parameter
-or argument the card gives, a cited constant of its dimension, or a fact of the card whose
-own proof is independent (:func:`deck.proving.explanations.traces`). Anything else is a run
-output shown as though proven: :func:`result_span_failures` fails it at its span.
+or argument the card gives, a cited constant of its unit dimension, or a fact of the card
+whose own proof is independent, equal within display rounding (:func:`close`). Anything else
+is a run output shown as though proven: :func:`result_span_failures` fails it at its span.
+
+The small tracing helpers (:func:`close`, :func:`unit_dim`, :func:`instance_constants`,
+:func:`given_arguments`) live here and :mod:`deck.proving.explanations` reads them, so the
+two modules import in one direction only.
 """
 
 from __future__ import annotations
