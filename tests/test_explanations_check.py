@@ -137,7 +137,8 @@ ZERO_ALPHA = CARD.replace(
 
 
 def test_a_literal_argument_of_the_answer_is_a_given() -> None:
-    from deck.proving.explanations import explanation_numbers, given_arguments
+    from deck.proving.explanations import explanation_numbers
+    from deck.proving.heldfields import given_arguments
 
     resolved = {"size": 4096, "latency": 0.0, "link": "nvlink", "root": 0, "fused": True}
     # only what the card writes (not the executable's default root), and only figures

@@ -8,7 +8,8 @@ explanation of each drawn instance with the same scan as card text
 (:func:`deck.cards.prose.unproven`) and traces every number it finds to a proven value of
 that instance, within the rounding of its display; what traces to nothing is reported.
 The arguments the card passes to the answer's run ("size: 4KiB", "latency: 0s", "size: =
-2*S"), resolved at the instance, are givens as its parameters are (:func:`given_arguments`).
+2*S"), resolved at the instance, are givens as its parameters are
+(:func:`deck.proving.heldfields.given_arguments`).
 
 A product of proven figures ("1.875 × 512.00 MiB", where the card proves the factor and
 the size) is a proven figure shown in a form the plain scan does not read: it traces when
@@ -30,9 +31,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from deck import units
-from deck.answers.checking import CheckError, solve
-from deck.base.errors import DeckError
-from deck.cards.instances import draw
 from deck.cards.model import Card, CardType
 from deck.cards.prose import Kind, unproven
 from deck.cards.registry import Registry
@@ -40,10 +38,12 @@ from deck.cards.spans import SpanKind, find_spans
 from deck.proving.failures import Failure
 from deck.proving.heldfields import (
     close,
-    given_arguments,
+    fact_values,
     held_fields,
     independent_claims,
     instance_constants,
+    instance_givens,
+    solved_instances,
     unit_dim,
 )
 
@@ -96,27 +96,14 @@ def explanation_numbers(
     cited = instance_constants(registry)
     independent = independent_claims(card, registry)
     checked = checked_figures(card)
-    written = [k for k, _ in card.answer.computation.args]
     out: list[ExplainedNumber] = []
-    for seed in seeds if card.params else (0,):
-        try:
-            inst = draw(card, seed, registry, all_facts=True)
-            sol = solve(card, inst, registry)
-        except (CheckError, DeckError):
-            continue
+    for inst, sol in solved_instances(card, registry, seeds):
         if not sol.explanation:
             continue
         fields = held_fields(card, registry, inst, sol, independent)
-        known = [sol.value] if sol.value is not None else []
-        known += [v for v in inst.values.values() if isinstance(v, int | float)]
-        known += given_arguments(written, sol.args)
         # The instance's span values hold every constant too, derived ones included: only
         # the card's own facts are proven (cited constants come below, with their dimension).
-        known += [
-            f.value
-            for name, f in inst.facts.items()
-            if name in own and isinstance(f.value, int | float) and not isinstance(f.value, bool)
-        ]
+        known = instance_givens(card, inst, sol) + fact_values(inst, own)
         known += checked
         known += [
             v

@@ -134,16 +134,42 @@ def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     return True
 
 
-def independent_fact_values(
-    card: Card, instance: Instance, independent: frozenset[int]
-) -> list[float]:
-    """The values at ``instance`` of the card's facts whose own proof is independent."""
-    names = {c.name for i, c in enumerate(card.verify) if c.name and i in independent}
+def fact_values(instance: Instance, names: Iterable[str]) -> list[float]:
+    """The numeric values at ``instance`` of the facts ``names``."""
+    wanted = set(names)
     return [
         float(f.value)
         for name, f in instance.facts.items()
-        if name in names and isinstance(f.value, int | float) and not isinstance(f.value, bool)
+        if name in wanted and isinstance(f.value, int | float) and not isinstance(f.value, bool)
     ]
+
+
+def independent_fact_names(card: Card, independent: frozenset[int]) -> set[str]:
+    """The card's facts whose own proof is independent (``independent``: claim indexes)."""
+    return {c.name for i, c in enumerate(card.verify) if c.name and i in independent}
+
+
+def solved_instances(
+    card: Card, registry: Registry | None, seeds: Iterable[int]
+) -> Iterator[tuple[Instance, Solution]]:
+    """The card's instances at ``seeds`` (one, for a card without parameters) with their
+    solutions; an instance that does not solve is left out (the instance checks report why)."""
+    for seed in seeds if card.params else (0,):
+        try:
+            inst = draw(card, seed, registry, all_facts=True)
+            yield inst, solve(card, inst, registry)
+        except (CheckError, DeckError):
+            continue
+
+
+def instance_givens(card: Card, instance: Instance, solution: Solution) -> list[float]:
+    """What an instance gives as proven: the answer, the parameters' values and the
+    arguments the card writes for its answer's run (:func:`given_arguments`)."""
+    a = card.answer
+    written = [k for k, _ in a.computation.args] if a is not None and a.computation else []
+    known = [solution.value] if solution.value is not None else []
+    known += [v for v in instance.values.values() if isinstance(v, int | float)]
+    return known + given_arguments(written, solution.args)
 
 
 def result_spans(text: str) -> Iterator[tuple[int, str]]:
@@ -183,20 +209,12 @@ def unheld_result_fields(
     # A cited constant stands for a span only in a dimension a unit names: a count of 32
     # matches dozens of unrelated constants, 2 B per parameter matches bf16_bytes.
     cited = [(k, d) for k, d in instance_constants(registry) if d is not None]
-    written = [k for k, _ in a.computation.args]
+    facts = independent_fact_names(card, independent)
     run = registry.get(a.computation.run)
     out: dict[str, tuple[int, int]] = {}
-    for seed in seeds if card.params else (0,):
-        try:
-            inst = draw(card, seed, registry, all_facts=True)
-            sol = solve(card, inst, registry)
-        except (CheckError, DeckError):
-            continue  # the instance checks report why it does not solve
+    for inst, sol in solved_instances(card, registry, seeds):
         held = held_fields(card, registry, inst, sol, independent)
-        known = [sol.value] if sol.value is not None else []
-        known += [v for v in inst.values.values() if isinstance(v, int | float)]
-        known += given_arguments(written, sol.args)
-        known += independent_fact_values(card, inst, independent)
+        known = instance_givens(card, inst, sol) + fact_values(inst, facts)
         result = sol.result or {}
         for offset, field in spans:
             if field in held or field in out or field not in result:
