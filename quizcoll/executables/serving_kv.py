@@ -15,6 +15,7 @@ from quizcoll.memory import inference
 from quizcoll.memory.catalog import load_model, model_names
 from quizcoll.memory.formats import KV_DTYPES
 from quizcoll.memory.gpus import COMPUTE_DTYPES
+from quizcoll.memory.vllm import BLOCK_SIZE
 from quizcoll.systems import serving as sv
 
 
@@ -31,7 +32,7 @@ def _kv_per_token(model: str | None, kv_dtype: str, kv_bytes_per_token: int | No
 
 def paged_kv(
     tokens: int,
-    block_size: int = 16,
+    block_size: int = BLOCK_SIZE,
     model: str | None = None,
     kv_dtype: str = "fp16",
     kv_bytes_per_token: int | None = None,
@@ -69,7 +70,7 @@ def _explain_paged(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
 def prefix_cache(
     prefix_tokens: int,
     sequences: int,
-    block_size: int = 16,
+    block_size: int = BLOCK_SIZE,
     model: str | None = None,
     kv_dtype: str = "fp16",
     kv_bytes_per_token: int | None = None,
@@ -153,7 +154,9 @@ def register(registry: Registry) -> None:
         "model", ParamKind.STR, "a built-in model", choices=model_names(), default=None
     )
     kv_dtype = Param("kv_dtype", ParamKind.STR, "KV-cache dtype", choices=KV_DTYPES, default="fp16")
-    block = count_param("block_size", "tokens per KV block (vLLM: 16)", 4096, default=16)
+    block = count_param(
+        "block_size", f"tokens per KV block (vLLM: {BLOCK_SIZE})", 4096, default=BLOCK_SIZE
+    )
     kv_per_token = Param(
         "kv_bytes_per_token",
         ParamKind.BYTES,

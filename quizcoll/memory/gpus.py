@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from quizcoll.memory import figures
 from quizcoll.memory.errors import MemoryInputError
 from quizcoll.memory.numbers import read_count, suggest
 
-DEFAULT_UTILIZATION = 0.9
+# vLLM's EngineArgs default of the v0.6 line the cards teach, quoted in quizcoll/data/serving.yaml.
+DEFAULT_UTILIZATION = figures.figure("serving", "vllm_gpu_memory_utilization")
 MAX_GPUS = 2**20  # "NxGPU": at most 1,048,576 GPUs
 MIB = 2**20
 

@@ -36,6 +36,7 @@ import math
 from dataclasses import dataclass
 from importlib import resources
 
+from quizcoll.memory import figures
 from quizcoll.memory.architecture import ModelConfig
 from quizcoll.memory.errors import MemoryInputError
 from quizcoll.memory.formats import WeightFormat, weight_bytes
@@ -44,8 +45,9 @@ from quizcoll.memory.inference import LOGITS_BYTES, kv_cache_bytes
 from quizcoll.memory.params import tensors
 
 VLLM_VERSION = "0.33.0"
-DEFAULT_UTILIZATION = 0.92  # vllm/config/cache.py: gpu_memory_utilization ... default=0.92
-BLOCK_SIZE = 16  # vllm/config/cache.py: DEFAULT_BLOCK_SIZE: ClassVar[int] = 16
+# vLLM's defaults live once, quoted, in quizcoll/data/serving.yaml (vllm/config/cache.py).
+DEFAULT_UTILIZATION = figures.figure("serving", "vllm_gpu_memory_utilization_current")
+BLOCK_SIZE = figures.whole("serving", "vllm_block_size")
 GIB = 2**30
 
 
