@@ -106,3 +106,13 @@ def test_switch_loss_is_alpha_when_balanced_and_alpha_times_experts_when_collaps
     # Fedus et al. 2022 §2.2: uniform routing minimises the loss at α; all on one expert, α·E.
     assert inf_moe.switch_loss([4, 4, 4, 4], [0.25] * 4, 0.01) == pytest.approx(0.01)
     assert inf_moe.switch_loss([8, 0, 0, 0], [1, 0, 0, 0], 0.01) == pytest.approx(0.04)
+
+
+def test_memory_bound_steps_are_all_at_batch_one_and_none_when_the_batch_saturates_flops() -> None:
+    # Batch 1 does two FLOPs per weight byte pair: far below any GPU's ridge, so every step
+    # waits on memory. At a batch of 4096 with a slow ALU, every step waits on FLOPs.
+    s = inf_stream.Shape(2, 64, 4, 2, 16, 128, 100)
+    slow = {"weight_bytes": 2.0, "kv_bytes": 2.0, "prompt": 8, "output": 5}
+    one = inf_stream.request(s, batch=1, peak_flops=1e15, bandwidth=1e12, **slow)
+    many = inf_stream.request(s, batch=4096, peak_flops=1e9, bandwidth=1e12, **slow)
+    assert (one.memory_bound_steps, many.memory_bound_steps) == (5, 0)

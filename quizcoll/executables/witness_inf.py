@@ -149,7 +149,12 @@ def llama_request(
         peak_flops=peak,
         bandwidth=bandwidth,
     )
-    return {"prefill_flops": r.prefill_flops, "prefill_s": r.prefill_s, "decode_s": r.decode_s}
+    return {
+        "prefill_flops": r.prefill_flops,
+        "prefill_s": r.prefill_s,
+        "decode_s": r.decode_s,
+        "memory_bound_steps": r.memory_bound_steps,
+    }
 
 
 # The tensor cores each format multiplies on: A16 dequantises to bf16, W8A8 runs FP8.
@@ -348,6 +353,7 @@ def register(registry: Registry) -> None:
             Field("prefill_flops", C, "FLOPs of the prefill's kernels"),
             Field("prefill_s", S, "the prefill kernels' roofline times, summed"),
             Field("decode_s", S, "every decode step's time, step by step"),
+            Field("memory_bound_steps", C, "decode steps whose listed bytes outlast their FLOPs"),
         ],
     )
     declare(

@@ -291,6 +291,7 @@ class Request:
     prefill_flops: float
     prefill_s: float
     decode_s: float
+    memory_bound_steps: int  # decode steps whose bytes take at least as long as their FLOPs
 
 
 def request(
@@ -315,9 +316,9 @@ def request(
         peak_flops,
         bandwidth,
     )
-    decode = 0.0
+    decode, memory_bound = 0.0, 0
     for i in range(output):
-        decode += decode_step(
+        step = decode_step(
             s,
             weight_bytes=weight_bytes,
             kv_bytes=kv_bytes,
@@ -325,8 +326,11 @@ def request(
             batch=batch,
             peak_flops=peak_flops,
             bandwidth=bandwidth,
-        ).time_s
-    return Request(prefill.flops, prefill.time_s, decode)
+        )
+        decode += step.time_s
+        # The step as a whole, from the kernels' summed bytes and FLOPs (ties go to memory).
+        memory_bound += step.bytes / bandwidth >= step.flops / peak_flops
+    return Request(prefill.flops, prefill.time_s, decode, memory_bound)
 
 
 # --------------------------------------------------------------------------- weight formats
