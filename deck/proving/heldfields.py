@@ -54,10 +54,11 @@ def given_arguments(names: Iterable[str], resolved: Mapping[str, Any] | None) ->
     is not a figure."""
     if not resolved:
         return []
+    written = set(names)
     return [
         float(v)
         for k, v in resolved.items()
-        if k in set(names) and isinstance(v, int | float) and not isinstance(v, bool)
+        if k in written and isinstance(v, int | float) and not isinstance(v, bool)
     ]
 
 
