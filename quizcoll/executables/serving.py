@@ -199,7 +199,8 @@ def _explain_request(args: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     return (
         f"Prefill of {args['prompt']:,} tokens × {args['batch']}: {sci(r['prefill_flops'])} "
         f"FLOPs, {r['prefill_bound']}-bound: **{format_seconds(r['prefill_s'])} to the first "
-        f"token**. Then {args['output']:,} decode steps, {r['memory_bound_steps']:,} of them "
+        f"token**. Then {args['output']:,} decode step{'' if args['output'] == 1 else 's'}, "
+        f"{r['memory_bound_steps']:,} of them "
         f"memory-bound, reading the weights and a growing KV cache: "
         f"{format_seconds(r['decode_s'])} ({num(r['tokens_per_s_per_sequence'])} tokens/s)."
     )
