@@ -52,11 +52,11 @@ def test_pcie_nic_and_nccl_figures() -> None:
     assert [BY_NAME[f"{n}_gbit"].value for n in ("hdr", "ndr", "xdr")] == [200, 400, 800]
     assert BY_NAME["h100_gpu_pcie_nccl_bw"].value == 48e9
     assert BY_NAME["a100_gpu_pcie_nccl_bw"].value == 24e9
-    assert BY_NAME["nccl_nvls_latency"].value == pytest.approx(25e-6)
+    assert BY_NAME["nccl_nvlink_nvls_Simple"].value == pytest.approx(25e-6)
     assert BY_NAME["nccl_nvls_efficiency_hopper"].value == 0.85
-    assert BY_NAME["nccl_ring_ll_base_latency"].value == pytest.approx(6.6e-6)
-    assert BY_NAME["nccl_ring_ll_nvlink_latency"].value == pytest.approx(0.6e-6)
-    assert BY_NAME["nccl_ll_max_bw_hopper"].value == pytest.approx(141e9)
+    assert BY_NAME["nccl_base_ring_LL"].value == pytest.approx(6.6e-6)
+    assert BY_NAME["nccl_nvlink_ring_LL"].value == pytest.approx(0.6e-6)
+    assert BY_NAME["nccl_ll_max_bw_hopper_n1"].value == pytest.approx(141e9)
 
 
 def test_every_published_figure_has_a_source_and_its_record() -> None:

@@ -11,9 +11,9 @@ import pytest
 
 from deck.cards.yamlsource import parse_yaml
 from deck.proving.provenance import check_constants
-from quizcoll.collectives import figures
 from quizcoll.collectives import hardware as hw
 from quizcoll.constants.data import _record
+from quizcoll.memory import figures
 
 _PRINTED = re.compile(r"^(    printed: )(\S+)$")
 
@@ -70,8 +70,8 @@ def test_the_quoted_counts_do_not_shrink() -> None:
 
 def test_the_pcie_presets_are_the_data_files_figures() -> None:
     for gen, p in hw.PCIE.items():
-        assert p.transfer_gt_s == figures.printed(f"{gen}_gt_s")
-        assert p.nccl_lane_rate == figures.printed(f"{gen}_nccl_lane_rate")
+        assert p.transfer_gt_s == figures.printed("links", f"{gen}_gt_s")
+        assert p.nccl_lane_rate == figures.printed("links", f"{gen}_nccl_lane_rate")
     # PCI-SIG's x16 rates per direction after line coding: 15.75, 31.5, 63 and 121 GB/s.
     assert [round(hw.PCIE[g].line_rate, 2) for g in ("gen3", "gen4", "gen5", "gen6")] == [
         15.75,
@@ -82,5 +82,7 @@ def test_the_pcie_presets_are_the_data_files_figures() -> None:
 
 
 def test_a_figure_the_data_file_lacks_is_one_clear_error() -> None:
-    with pytest.raises(figures.FiguresError, match="no figure 'gen9_gt_s'"):
-        figures.printed("gen9_gt_s")
+    with pytest.raises(figures.DataFileError, match=r"links\.yaml: gen9_gt_s: no such record"):
+        figures.printed("links", "gen9_gt_s")
+    with pytest.raises(figures.DataFileError, match="in '', not 'GB/s'"):
+        figures.printed("links", "gen4_gt_s", "GB/s")

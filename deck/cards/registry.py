@@ -210,6 +210,10 @@ class Constant:
     verifies that the quote prints ``value``) or *derived* (``derived`` names the code that
     computes it). A proof's ``expect`` may use cited constants only: a derived one would hold
     the code to itself. ``where`` is the ``PATH:LINE`` of its record in a data file.
+
+    A cell of a published table (a row of NCCL's ``hwLatencies``) shares the table's quote;
+    ``quote_index`` is its position among the numbers that quote lists, so ``check`` holds
+    the cell to the number at its own place, not to any number of the row.
     """
 
     name: str
@@ -221,6 +225,7 @@ class Constant:
     quote: str = ""
     derived: str = ""
     where: str = ""
+    quote_index: int | None = None
 
     @property
     def cited(self) -> bool:

@@ -3,7 +3,8 @@
 The card mutations of :mod:`deck.proving.mutation` edit the YAML; these edit what the
 proofs are meant to hold to the world — the source of the calculators and simulators
 (numbers, arithmetic operators, comparisons) and the data tables of published figures
-(numbers of YAML ``printed:`` records, numbers of JSON configs). A mutant is one edit of
+(numbers of YAML ``printed:`` records and of the rows of a table's ``printed:`` block,
+numbers of JSON configs). A mutant is one edit of
 one token, described by the file, the span it replaces and the replacement text, so it can
 be applied to a copy of the tree and undone byte for byte.
 
@@ -49,6 +50,10 @@ _CMPOPS: dict[type[ast.cmpop], tuple[str, str]] = {
 }
 # A YAML record's figure (``printed: 6.6``) and a JSON config's number (``"n_layer": 12``).
 _YAML_NUMBER = re.compile(r"^(\s*(?:-\s+)?printed:\s*)(-?\d[\d_]*(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
+# A table's ``printed:`` block opens a mapping of rows, each a number or a flow list of them.
+_YAML_BLOCK = re.compile(r"^(\s*)printed:\s*$")
+_YAML_ROW = re.compile(r"^(\s+)[\w-]+:\s*(\[[^\]#]*\]|-?\d[\d_.eE+-]*)\s*$")
+_YAML_CELL = re.compile(r"-?\d[\d_]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _JSON_NUMBER = re.compile(r'^(\s*"\w+":\s*)(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(,?)\s*$')
 
 
@@ -177,12 +182,43 @@ def _between(
     return Mutant(path, line, col, col + len(symbol), symbol, new, kind)
 
 
+def _cells(path: str, number: int, row: str, start: int) -> list[Mutant]:
+    """The mutants of every number written in ``row`` from column ``start`` on."""
+    return [
+        Mutant(path, number, start + c.start(), start + c.end(), c.group(0), v, "data")
+        for c in _YAML_CELL.finditer(row[start:])
+        for v in number_variants(c.group(0))
+    ]
+
+
+def _yaml_mutants(path: str, text: str) -> list[Mutant]:
+    out: list[Mutant] = []
+    block: int | None = None  # the indent of an open ``printed:`` block of table rows
+    for number, row in enumerate(text.splitlines(), start=1):
+        if block is not None:
+            m = _YAML_ROW.match(row)
+            if m is not None and len(m.group(1)) > block:
+                out += _cells(path, number, row, m.start(2))
+                continue
+            block = None
+        opened = _YAML_BLOCK.match(row)
+        if opened is not None:
+            block = len(opened.group(1))
+            continue
+        m = _YAML_NUMBER.match(row)
+        if m is not None:
+            out += _cells(path, number, row, m.start(2))
+    return out
+
+
 def data_mutants(path: str, text: str) -> list[Mutant]:
-    """Every mutant of a data table's figures: YAML ``printed:`` records, JSON numbers."""
-    pattern = _YAML_NUMBER if path.endswith((".yaml", ".yml")) else _JSON_NUMBER
+    """Every mutant of a data table's figures: YAML ``printed:`` records and table rows, JSON
+    numbers."""
+    if path.endswith((".yaml", ".yml")):
+        return _yaml_mutants(path, text)
     out: list[Mutant] = []
     for number, row in enumerate(text.splitlines(), start=1):
-        m = pattern.match(row)
+        m = _JSON_NUMBER.match(row)
         if m is None:
             continue
         col, end = m.start(2), m.end(2)

@@ -7,6 +7,11 @@ value: :func:`check_constants` requires that some number the quote prints equals
 expressed in the constant's display unit (``6.6`` for 6.6 µs) or in base units. An edited
 value, or a quote of another figure, fails ``check`` at the record's ``PATH:LINE``.
 
+A cell of a published table is held by position instead: :func:`listed_numbers` reads the
+numbers a quoted initializer lists, in order (comments dropped, ``2*141.0`` read as one
+number), and the cell must be the one at its ``quote_index``. Two cells swapped, or a cell
+set to another figure of its own row, fail where "some number of the quote" would not.
+
 :func:`provenance_counts` counts cited (with and without a quote) and derived constants
 for reports.
 """
@@ -49,6 +54,26 @@ def printed_numbers(quote: str) -> list[float]:
     return out
 
 
+# Source-code comments, which print numbers that are no table's cells (``/* N1/N2/N4 */``).
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
+# An initializer's number: 6.8, .9, 0.85f, 2*141.0 (a product is one cell); not the digits of
+# a name (X86, sm90SpeedArray).
+_LISTED = re.compile(
+    r"(?<![\w.])((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)[fF]?"
+    r"(?:\s*\*\s*((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)[fF]?)?(?![\w.])"
+)
+
+
+def listed_numbers(quote: str) -> list[float]:
+    """The numbers a quoted table lists, in order: C comments dropped, a product of two
+    numbers (``2*141.0``) read as its value, a float suffix (``0.85f``) ignored."""
+    text = _COMMENT.sub(" ", quote[:MAX_QUOTE_CHARS])
+    return [
+        float(m.group(1)) * (float(m.group(2)) if m.group(2) else 1.0)
+        for m in _LISTED.finditer(text)
+    ]
+
+
 def _scales(constant: Constant) -> list[float]:
     """What one printed unit is in base units: the display unit's factor, and 1."""
     scales = [1.0]
@@ -64,9 +89,20 @@ def _scales(constant: Constant) -> list[float]:
     return scales
 
 
+def _quoted(constant: Constant) -> list[float]:
+    """The numbers of the quote the constant may be: the one at its place for a table
+    cell, any for a figure."""
+    if constant.quote_index is None:
+        return printed_numbers(constant.quote)
+    listed = listed_numbers(constant.quote)
+    i = constant.quote_index
+    return listed[i : i + 1] if 0 <= i < len(listed) else []
+
+
 def quote_prints_value(constant: Constant) -> bool:
-    """True when some number of the constant's quote is its value in one of its scales."""
-    numbers = printed_numbers(constant.quote)
+    """True when the constant's quote prints its value in one of its scales: some number of
+    it, or for a table cell the number at the cell's place."""
+    numbers = _quoted(constant)
     for scale in _scales(constant):
         for n in numbers:
             v = n * scale
@@ -94,7 +130,7 @@ def check_constants(constants: Iterable[Constant]) -> tuple[Failure, ...]:
                     "provenance",
                     f"the quote {c.quote!r} ({c.source}) does not print this value",
                     expected=f"{c.value:g}{' (shown in ' + c.unit + ')' if c.unit else ''}",
-                    actual=", ".join(f"{n:g}" for n in printed_numbers(c.quote)) or "no number",
+                    actual=", ".join(f"{n:g}" for n in _quoted(c)) or "no number",
                     subject="constant",
                 )
             )

@@ -16,7 +16,7 @@ it builds its topology graph (NVIDIA/nccl v2.30.7-1, ``src/graph/topo.h`` and
 
 All bandwidths here are GB/s (10^9 bytes per second) per direction, as NCCL counts them.
 The PCIe generations' figures (GT/s, NCCL's lane rate, the line code) are read from the
-quoted records of ``quizcoll/data/links.yaml`` (:mod:`.figures`), so each lives once.
+quoted records of ``quizcoll/data/links.yaml`` (:mod:`quizcoll.memory.figures`), so each lives once.
 Pure data and lookups; nothing here imports numpy.
 """
 
@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-from quizcoll.collectives import figures
+from quizcoll.memory.figures import printed
 
 NCCL_SOURCE = "NVIDIA/nccl v2.30.7-1 (commit 73cf112)"
 T = TypeVar("T")
@@ -133,10 +133,10 @@ _PCIE_SOURCES = {
 def _pcie_gen(gen: int) -> PcieGen:
     """Generation ``gen`` at x16 from the quoted records of ``links.yaml`` (GT/s, NCCL's lane
     rate, the line code's payload and block), so the figures live once, beside their quotes."""
-    gt_s = figures.printed(f"gen{gen}_gt_s")
-    payload = figures.printed(f"gen{gen}_code_payload")
-    block = figures.printed(f"gen{gen}_code_block")
-    lane_rate = int(figures.printed(f"gen{gen}_nccl_lane_rate"))
+    gt_s = printed("links", f"gen{gen}_gt_s")
+    payload = printed("links", f"gen{gen}_code_payload")
+    block = printed("links", f"gen{gen}_code_block")
+    lane_rate = int(printed("links", f"gen{gen}_nccl_lane_rate"))
     line = gt_s * 16 / 8 * payload / block
     return PcieGen(f"gen{gen}", gen, gt_s, lane_rate, line, _PCIE_SOURCES[gen])
 

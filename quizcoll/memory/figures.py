@@ -1,15 +1,21 @@
 """Published figures the calculators compute with, read from ``quizcoll/data/*.yaml``.
 
-A table a source publishes (PyTorch's caching-allocator sizes, ggml's block layouts) lives
-once, in its data file, with the source's own text as ``quote``; ``quizcoll check`` holds
-each ``printed`` to its quote. The calculators read the figure from there instead of
-keeping a copy, so a wrong figure is a wrong record that ``check`` names, not a second copy
-that agrees with nothing. (The calculators may not import the engine's reader in
-``quizcoll.constants``; this is the few lines they need.)
+A table a source publishes (PyTorch's caching-allocator sizes, ggml's block layouts, NCCL's
+tuner constants, PCIe's line codes) lives once, in its data file, with the source's own
+text as ``quote``; ``quizcoll check`` holds each ``printed`` to its quote. The calculators
+read the figure from there instead of keeping a copy, so a wrong figure is a wrong record
+that ``check`` names, not a second copy that agrees with nothing. (The calculators may not
+import the engine's reader in ``quizcoll.constants``; this is the few lines they need, for
+every calculator package: ``memory`` is the layer the others stand on.)
 
-:func:`figure` is the value of one record in base units (bytes, counts): ``printed``
-times its byte unit (``20`` MiB is 20,971,520). A missing file, record or unit is a
-programming error of the distribution and raises :class:`DataFileError` naming it.
+- :func:`figure`: one record's value in base units (bytes, counts): ``printed`` times its
+  byte unit (``20`` MiB is 20,971,520); :func:`whole` for one that must be whole;
+- :func:`printed`: one record's figure as the source prints it, in the unit the caller
+  computes in (NCCL's µs and GB/s), which the record must declare;
+- :func:`table`: the rows of one of a file's ``tables:``, as the source prints them.
+
+A missing file, record, unit or row is a programming error of the distribution and raises
+:class:`DataFileError` naming it.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ class DataFileError(ValueError):
 
 
 @functools.cache
-def _records(name: str) -> dict[str, dict]:
+def _document(name: str) -> dict:
     path = f"{_PACKAGE}/{_FOLDER}/{name}.yaml"
     try:
         raw = resources.files(_PACKAGE).joinpath(_FOLDER, f"{name}.yaml").read_bytes()
@@ -43,10 +49,58 @@ def _records(name: str) -> dict[str, dict]:
     if len(raw) > MAX_DATA_BYTES:
         raise DataFileError(f"{path}: larger than {MAX_DATA_BYTES:,} bytes")
     doc = yaml.load(raw.decode("utf-8"), Loader=_LOADER)
-    items = doc.get("figures") if isinstance(doc, dict) else None
-    if not isinstance(items, list):
+    if not isinstance(doc, dict) or not isinstance(doc.get("figures"), list):
         raise DataFileError(f"{path}: expected a mapping with a 'figures' list")
+    return doc
+
+
+def _named(name: str, key: str) -> dict[str, dict]:
+    items = _document(name).get(key) or []
     return {r["name"]: r for r in items if isinstance(r, dict) and "name" in r}
+
+
+def _records(name: str) -> dict[str, dict]:
+    return _named(name, "figures")
+
+
+def _finite(where: str, v: object) -> float:
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        raise DataFileError(f"{where}: expected a finite number, not {v!r}")
+    return float(v)
+
+
+def _in_unit(name: str, kind: str, r: dict, unit: str) -> None:
+    if r.get("unit", "") != unit:
+        found = r.get("unit", "")
+        raise DataFileError(
+            f"{_PACKAGE}/{_FOLDER}/{name}.yaml: {kind} {r['name']}: in {found!r}, not {unit!r}"
+        )
+
+
+def printed(name: str, record: str, unit: str = "") -> float:
+    """The figure of ``record`` of data file ``name`` as its source prints it, in ``unit``
+    (the record must declare that unit: a calculator never guesses a scale)."""
+    r = _records(name).get(record)
+    where = f"{_PACKAGE}/{_FOLDER}/{name}.yaml: {record}"
+    if r is None:
+        raise DataFileError(f"{where}: no such record")
+    _in_unit(name, "record", r, unit)
+    return _finite(f"{where}: printed", r.get("printed"))
+
+
+def table(name: str, table_name: str, unit: str = "") -> dict[str, tuple[float, ...]]:
+    """The rows of table ``table_name`` of data file ``name``, as its source prints them
+    (in ``unit``, which the table must declare); a one-cell row is a 1-tuple."""
+    t = _named(name, "tables").get(table_name)
+    where = f"{_PACKAGE}/{_FOLDER}/{name}.yaml: table {table_name}"
+    if t is None or not isinstance(t.get("printed"), dict):
+        raise DataFileError(f"{where}: no such table")
+    _in_unit(name, "table", t, unit)
+    rows: dict[str, tuple[float, ...]] = {}
+    for row, cells in t["printed"].items():
+        values = cells if isinstance(cells, list) else [cells]
+        rows[str(row)] = tuple(_finite(f"{where}: {row}", v) for v in values)
+    return rows
 
 
 def figure(name: str, record: str) -> float:

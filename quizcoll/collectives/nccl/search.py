@@ -42,17 +42,20 @@ from quizcoll.collectives.nccl.constants import (
     speeds,
 )
 from quizcoll.collectives.nccl.topology import Topology
+from quizcoll.memory.figures import printed
 
 # float noise: NCCL rounds link budgets to 1/1000 (SUB_ROUND), so exact fits must fit
 _EPS = 1e-6
-# a speed whose ratio to the best graph's is at most this ends the downward walk
-_KEEP_DESCENDING = 0.49
-# ncclTopoDupChannels thresholds, GB/s
-_DUP_MIN_BW = 25.0
-_DUP_FAST_BW = 50.0
+# The search's thresholds, quoted in nccl.yaml. A speed whose ratio to the best graph's is
+# at most this ends the downward walk:
+_KEEP_DESCENDING = printed("nccl", "nccl_search_keep_descending")
+# ncclTopoDupChannels thresholds, GB/s, and the channel count above which the faster one bites
+_DUP_MIN_BW = printed("nccl", "nccl_dup_min_bw", "GB/s")
+_DUP_FAST_BW = printed("nccl", "nccl_dup_fast_bw", "GB/s")
+_DUP_FAST_CHANNELS = int(printed("nccl", "nccl_dup_fast_channels"))
 # connect.cc's second doubling: sm_90+, nNodes > 1, ring bwIntra > 45.0, nChannels < 16
-_DOUBLE_BW = 45.0
-_DOUBLE_BELOW = 16
+_DOUBLE_BW = printed("nccl", "nccl_double_bw", "GB/s")
+_DOUBLE_BELOW = int(printed("nccl", "nccl_double_below"))
 
 
 class Pattern(enum.Enum):
@@ -175,7 +178,7 @@ def _dup(graph: Graph, arch: Arch, max_channels: int) -> Graph:
     if graph.pattern is Pattern.NVLS or graph.bw_intra < _DUP_MIN_BW:
         return graph
     after_ampere = arch in (Arch.HOPPER, Arch.BLACKWELL)  # ccMin > 80
-    if after_ampere and graph.bw_intra < _DUP_FAST_BW and graph.channels > 4:
+    if after_ampere and graph.bw_intra < _DUP_FAST_BW and graph.channels > _DUP_FAST_CHANNELS:
         return graph
     dup = min(2 * graph.channels, max_channels)
     split = math.ceil(dup / graph.channels)
@@ -240,7 +243,7 @@ def _search(pattern: Pattern, topo: Topology, bounds: _Bounds) -> Graph | None:
 
 
 # NCCL's fallback when no channel fits: one channel at 0.1 GB/s in PCI order
-_FALLBACK_BW = 0.1
+_FALLBACK_BW = printed("nccl", "nccl_fallback_bw", "GB/s")
 
 
 def _searched(pattern: Pattern, topo: Topology, bounds: _Bounds) -> Graph:

@@ -43,6 +43,7 @@ from quizcoll.collectives.nccl.constants import (
     PER_CH_MAX_TREE_LL128_BW,
     TREE_CORRECTION,
     Algorithm,
+    Factors,
     Func,
     Hw,
     Protocol,
@@ -51,28 +52,11 @@ from quizcoll.collectives.nccl.search import Graph, Graphs, Pattern, graphs
 from quizcoll.collectives.nccl.topology import Topology
 
 A, P = Algorithm, Protocol
+F = Factors.read()  # the tuner's model refinements, quoted in nccl.yaml
 
 # the order of NCCL's tuning ids (algorithm-major, protocol-minor): ties go to the later
 ORDER: tuple[tuple[Algorithm, Protocol], ...] = tuple((a, p) for a in A for p in P)
 
-_LL_FACTOR = 0.5  # ring LL: half the bandwidth is flags
-_LL128_FACTOR = 0.92  # ring LL128: 120 of 128 bytes carry data
-_TREE_FACTOR = 0.92
-_TREE_LL_DIVISOR = 3.8
-_TREE_LL128_ONE_NODE = 7.0 / 9.0
-_TREE_LL128_NODES = 120.0 / 128.0
-_TREE_PATTERN_PENALTY = 0.85  # one GPU carries all NIC traffic
-_PAT_FACTOR = 0.75
-_COLLNET_AG_RS_NET = 0.9
-_COLLNET_HOPPER = 0.85
-_COLLNET_ARITY_LAT_US = 0.4  # CollNet Direct: arity serialisation per extra local GPU
-_PAT_LOG_DIVISOR = 3.5
-_PAT_PER_RANK_US = 2.8
-_RING_PLATEAU = 1.4  # sm_80+; 1.9 before
-_RING_PLATEAU_OLD = 1.9
-_PLATEAU_BYTES = 64  # per channel and rank
-_TREE_CORRECTION_SIZES = 23  # log2(bytes/64) < 23 for Tree
-_NVLS_TREE_CORRECTION_SIZES = 24
 SIMPLE_ONLY = "runs the Simple protocol only"
 
 
@@ -149,9 +133,9 @@ def _ring(func: Func, proto: Protocol, topo: Topology, g: Graphs) -> Entry:
         return Entry(A.RING, proto, reason=off)
     bus = _start_bw(ring, topo) * ring.channels
     if proto is P.LL:
-        bus = min(_ll_max_bw(topo), bus * _LL_FACTOR)
+        bus = min(_ll_max_bw(topo), bus * F.ring_ll)
     if proto is P.LL128:
-        bus = min(bus * _LL128_FACTOR, ring.channels * PER_CH_MAX_RING_LL128_BW[topo.arch][s])
+        bus = min(bus * F.ring_ll128, ring.channels * PER_CH_MAX_RING_LL128_BW[topo.arch][s])
     steps = nsteps(func, topo.ranks)
     intra_hw, inter_hw = _hw(ring, topo)
     intra_lat = HW_LATENCY[intra_hw][A.RING][proto]
@@ -169,7 +153,9 @@ def _ring(func: Func, proto: Protocol, topo: Topology, g: Graphs) -> Entry:
     else:
         overhead = 0.0
         if topo.nodes > 1:
-            overhead = NET_OVERHEAD_US[topo.cpu] * (3 if proto is P.SIMPLE else 1)
+            overhead = NET_OVERHEAD_US[topo.cpu] * (
+                F.net_overhead_simple if proto is P.SIMPLE else 1
+            )
         intra_lat = max(intra_lat, overhead)
         inter_steps = 0
         if topo.nodes > 1:
@@ -186,14 +172,14 @@ def _tree(func: Func, proto: Protocol, topo: Topology, g: Graphs) -> Entry:
     if proto is P.LL128 and (off := _ll128_off(tree, topo)):
         return Entry(A.TREE, proto, reason=off)
     bus = _start_bw(tree, topo) * tree.channels
-    bus = min(bus * _TREE_FACTOR, tree.channels * PER_CH_MAX_TREE_BW[topo.arch][s])
+    bus = min(bus * F.tree, tree.channels * PER_CH_MAX_TREE_BW[topo.arch][s])
     if proto is P.LL:
-        bus = min(bus / _TREE_LL_DIVISOR, _ll_max_bw(topo))
+        bus = min(bus / F.tree_ll_divisor, _ll_max_bw(topo))
     if proto is P.LL128:
-        factor = _TREE_LL128_ONE_NODE if topo.nodes == 1 else _TREE_LL128_NODES
+        factor = F.tree_ll128_one_node if topo.nodes == 1 else F.tree_ll128_nodes
         bus = min(bus * factor, tree.channels * PER_CH_MAX_TREE_LL128_BW[topo.arch][s])
     if tree.pattern is Pattern.TREE:
-        bus *= _TREE_PATTERN_PENALTY
+        bus *= F.tree_pattern
     intra_hw, _ = _hw(tree, topo)
     intra_lat = HW_LATENCY[intra_hw][A.TREE][proto]
     inter_lat = intra_lat if topo.nodes == 1 else _net_latency(A.TREE, proto, topo)
@@ -259,16 +245,16 @@ def _collnet(algo: Algorithm, func: Func, topo: Topology, g: Graphs) -> Entry:
             factor -= (factor - 1) / 2
             bus /= factor
             if topo.gpu.compute_capability >= 90:
-                bus *= _COLLNET_HOPPER
+                bus *= F.collnet_hopper
         algbw = bus * 0.5
     else:
-        bus = ppn * min(graph.bw_intra, graph.bw_inter * _COLLNET_AG_RS_NET)
+        bus = ppn * min(graph.bw_intra, graph.bw_inter * F.collnet_ag_rs_net)
         algbw = bus
     intra_hw, _ = _hw(graph, topo)
     intra_lat = HW_LATENCY[intra_hw][algo][proto]
     inter_lat = _net_latency(algo, proto, topo)
     if algo is A.COLLNET_DIRECT:
-        serial = min(1, ppn - 1) * intra_lat + (ppn - 1) * _COLLNET_ARITY_LAT_US
+        serial = min(1, ppn - 1) * intra_lat + (ppn - 1) * F.collnet_arity_us
         lat = 2 * serial + inter_lat
     else:
         lat = 2 * (ppn - 1) * intra_lat + inter_lat
@@ -288,10 +274,10 @@ def _pat(func: Func, topo: Topology, g: Graphs) -> Entry:
     inter_lat = _net_latency(A.PAT, proto, topo)
     lat = (
         BASE_LATENCY[A.PAT][proto]
-        + log2i(topo.nodes) * (inter_lat / _PAT_LOG_DIVISOR)
-        + topo.ranks * _PAT_PER_RANK_US
+        + log2i(topo.nodes) * (inter_lat / F.pat_log_divisor)
+        + topo.ranks * F.pat_per_rank_us
     )
-    return Entry(A.PAT, proto, lat, bus * _PAT_FACTOR, bus, tree.channels)
+    return Entry(A.PAT, proto, lat, bus * F.pat, bus, tree.channels)
 
 
 def entry(
@@ -346,19 +332,19 @@ def estimate(
     lat, bw, notes = e.latency_us, e.bandwidth, []
     log_size = log2i(nbytes >> 6)
     cc = topo.gpu.compute_capability
-    if algo is A.TREE and 0 <= log_size < _TREE_CORRECTION_SIZES:
+    if algo is A.TREE and 0 <= log_size < F.tree_correction_sizes:
         factor = TREE_CORRECTION[proto][log_size]
         bw *= factor
         notes.append(f"tree correction ×{factor:g} at log2(bytes/64) = {log_size}")
     blackwell_tree = algo is A.NVLS_TREE and func is Func.ALL_REDUCE and cc >= 100
-    if blackwell_tree and 0 <= log_size < _NVLS_TREE_CORRECTION_SIZES:
+    if blackwell_tree and 0 <= log_size < len(TREE_CORRECTION[proto]):
         factor = TREE_CORRECTION[proto][log_size]
         bw *= factor
         notes.append(f"NVLSTree correction ×{factor:g} at log2(bytes/64) = {log_size}")
     if algo is A.RING and proto is P.SIMPLE and topo.nodes > 1 and func is Func.ALL_REDUCE:
         per_channel = nbytes // (g.comm_channels * topo.ranks)
-        if per_channel >= _PLATEAU_BYTES:
-            factor = _RING_PLATEAU_OLD if cc < 80 else _RING_PLATEAU
+        if per_channel >= F.plateau_bytes:
+            factor = F.ring_plateau_pre_sm80 if cc < 80 else F.ring_plateau
             lat *= factor
             notes.append(f"ring plateau: latency ×{factor:g}")
     return Estimate(e, nbytes, lat, bw, tuple(notes))
