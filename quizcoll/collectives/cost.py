@@ -31,6 +31,7 @@ import numpy as np
 
 from quizcoll.collectives.errors import CollectiveError, did_you_mean
 from quizcoll.collectives.semantics import Collective
+from quizcoll.memory.figures import printed, table
 
 
 @dataclass(frozen=True)
@@ -48,12 +49,24 @@ class LinkModel:
             raise CollectiveError(f"bandwidth must be > 0 bytes/s, got {self.bandwidth}")
 
 
-# quizcoll.collectives.hardware and .nccl.constants hold the sources of these figures
+def _ring_simple_hop_s(level: str) -> float:
+    """NCCL's per-hop Ring/Simple latency at ``level`` (``nvlink``, ``net``), in seconds."""
+    return table("nccl", f"nccl_{level}", "µs")["ring"][2] / 1e6  # columns LL, LL128, Simple
+
+
+# Each figure is a quoted record of quizcoll/data (nccl.yaml's hwLatencies tables; links.yaml's
+# NVLink count and SM90_NVLINK_BW, and the NDR NIC's 50 GB/s), read here, not copied.
 PRESETS: dict[str, LinkModel] = {
-    # 18 × SM90_NVLINK_BW (topo.h); hwLatencies[NVLINK][Ring][Simple] (cost_model.cc)
-    "nvlink": LinkModel("nvlink", 3.4e-6, 18 * 20.6e9),
-    # NDR 400 Gb/s / 8000 (ncclTopoAddNet); hwLatencies[NET][Ring][Simple]
-    "infiniband": LinkModel("infiniband", 14e-6, 50e9),
+    "nvlink": LinkModel(
+        "nvlink",
+        _ring_simple_hop_s("nvlink"),
+        printed("links", "h100_nvlink_links") * printed("links", "h100_nccl_link_bw", "GB/s") * 1e9,
+    ),
+    "infiniband": LinkModel(
+        "infiniband",
+        _ring_simple_hop_s("net"),
+        printed("links", "infiniband_bandwidth", "GB/s") * 1e9,
+    ),
 }
 
 
