@@ -10,6 +10,7 @@ source text as printed in the release notes' own lines, typed here from the tag.
 from __future__ import annotations
 
 import ast
+import json
 import re
 from importlib import resources
 from pathlib import Path
@@ -156,3 +157,22 @@ def test_the_nccl_modules_hold_no_published_figure(module: str) -> None:
     }
     assert numbers <= _STRUCTURAL, sorted(numbers - _STRUCTURAL)
     assert not re.search(r"\b\d+\.\d+\s*,\s*\d+\.\d+", source)  # no table typed as a literal
+
+
+def test_check_lists_every_constant_with_a_table_cell_s_place(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``check --list-constants`` prints every constant, a label unit (``FLOPS/B``) as the
+    source prints it, and a table cell with the number of its quote it is held to."""
+    from quizcoll.cli.main import main
+
+    assert main(["check", "--list-constants"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    cell = next(line for line in lines if line.startswith("nccl_nvlink_tree_LL128 = "))
+    assert cell.startswith("nccl_nvlink_tree_LL128 = 1.25 µs") and "quoted at number 2" in cell
+    assert any(line.startswith("nvidia_linear_b512_intensity = 315 FLOPS/B") for line in lines)
+    assert main(["check", "--list-constants", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert len(rows) == len(lines)
+    assert rows["nccl_speed_inter_sm90_0"]["quote_index"] == 19
+    assert rows["nccl_ll_bw_factor"]["quote_index"] is None

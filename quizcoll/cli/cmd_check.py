@@ -14,7 +14,7 @@ from quizcoll.cli.common import add_json_argument, number_flag
 
 if TYPE_CHECKING:
     from deck.cards.model import Collection
-    from deck.cards.registry import Registry
+    from deck.cards.registry import Constant, Registry
     from deck.proving.proofcache import ProofCache
 
 
@@ -251,21 +251,30 @@ def _list_executables(as_json: bool) -> int:
 
 def _list_constants(as_json: bool) -> int:
     from deck.cards.spans import Format, FormatKind, format_value
+    from deck.units import UnitError
     from quizcoll.cli.common import print_json
     from quizcoll.executables import build_registry
 
+    def shown(c: Constant) -> str:
+        if not c.unit:
+            return format_value(c.value, c.dimension, Format())
+        try:
+            return format_value(c.value, c.dimension, Format(FormatKind.UNIT, c.unit))
+        except UnitError:  # a label the source prints (``FLOPS/B``), not a unit we scale
+            return f"{c.value:g} {c.unit}"
+
     rows = []
     for c in build_registry().constants.values():
-        fmt = Format(FormatKind.UNIT, c.unit) if c.unit else Format()
         rows.append(
             {
                 "name": c.name,
                 "value": c.value,
                 "dimension": c.dimension.value,
-                "shown": format_value(c.value, c.dimension, fmt),
+                "shown": shown(c),
                 "source": c.source,
                 "provenance": "cited" if c.cited else "derived",
                 "quote": c.quote or None,
+                "quote_index": c.quote_index,
                 "derived_by": c.derived or None,
                 "where": c.where or None,
             }
@@ -275,7 +284,9 @@ def _list_constants(as_json: bool) -> int:
         return 0
     for row in rows:
         how = f"derived by {row['derived_by']}" if row["derived_by"] else row["source"]
-        quoted = f'; quoted "{row["quote"]}"' if row["quote"] else ""
+        quote = " ⏎ ".join(line.strip() for line in (row["quote"] or "").splitlines())
+        place = "" if row["quote_index"] is None else f" at number {row['quote_index'] + 1}"
+        quoted = f'; quoted{place} "{quote}"' if quote else ""
         print(f"{row['name']} = {row['shown']}  ({how}{quoted})")
     return 0
 
