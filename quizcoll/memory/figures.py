@@ -54,6 +54,7 @@ def _document(name: str) -> dict:
     return doc
 
 
+@functools.cache
 def _named(name: str, key: str) -> dict[str, dict]:
     items = _document(name).get(key) or []
     return {r["name"]: r for r in items if isinstance(r, dict) and "name" in r}
@@ -61,6 +62,15 @@ def _named(name: str, key: str) -> dict[str, dict]:
 
 def _records(name: str) -> dict[str, dict]:
     return _named(name, "figures")
+
+
+def _record(name: str, record: str) -> tuple[dict, str]:
+    """Record ``record`` of data file ``name``, and the place errors about it name."""
+    where = f"{_PACKAGE}/{_FOLDER}/{name}.yaml: {record}"
+    r = _records(name).get(record)
+    if r is None:
+        raise DataFileError(f"{where}: no such record")
+    return r, where
 
 
 def _finite(where: str, v: object) -> float:
@@ -80,10 +90,7 @@ def _in_unit(name: str, kind: str, r: dict, unit: str) -> None:
 def printed(name: str, record: str, unit: str = "") -> float:
     """The figure of ``record`` of data file ``name`` as its source prints it, in ``unit``
     (the record must declare that unit: a calculator never guesses a scale)."""
-    r = _records(name).get(record)
-    where = f"{_PACKAGE}/{_FOLDER}/{name}.yaml: {record}"
-    if r is None:
-        raise DataFileError(f"{where}: no such record")
+    r, where = _record(name, record)
     _in_unit(name, "record", r, unit)
     return _finite(f"{where}: printed", r.get("printed"))
 
@@ -105,16 +112,11 @@ def table(name: str, table_name: str, unit: str = "") -> dict[str, tuple[float, 
 
 def figure(name: str, record: str) -> float:
     """The value of ``record`` of data file ``name`` in base units (bytes, counts)."""
-    r = _records(name).get(record)
-    where = f"{_PACKAGE}/{_FOLDER}/{name}.yaml: {record}"
-    if r is None:
-        raise DataFileError(f"{where}: no such record")
-    printed, unit = r.get("printed"), r.get("unit", "")
-    if isinstance(printed, bool) or not isinstance(printed, int | float):
-        raise DataFileError(f"{where}: printed: expected a number")
+    r, where = _record(name, record)
+    unit = r.get("unit", "")
     if unit not in _UNITS:
         raise DataFileError(f"{where}: unit {unit!r} is not one of {', '.join(_UNITS)}")
-    value = float(printed) * _UNITS[unit]
+    value = _finite(f"{where}: printed", r.get("printed")) * _UNITS[unit]
     if not math.isfinite(value):
         raise DataFileError(f"{where}: printed: not a finite number")
     return value
