@@ -20,13 +20,24 @@ settings.register_profile("quizcoll", deadline=None)
 settings.load_profile("quizcoll")
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    folder = tmp_path_factory.mktemp("xdg-cache")
-    before = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = str(folder)
+def _private(variable: str, folder: Path) -> Iterator[Path]:
+    """Point ``variable`` at ``folder`` for the session (subprocesses inherit it)."""
+    before = os.environ.get(variable)
+    os.environ[variable] = str(folder)
     yield folder
     if before is None:
-        os.environ.pop("XDG_CACHE_HOME", None)
+        os.environ.pop(variable, None)
     else:
-        os.environ["XDG_CACHE_HOME"] = before
+        os.environ[variable] = before
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    yield from _private("XDG_CACHE_HOME", tmp_path_factory.mktemp("xdg-cache"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_profiles_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """No test sees the user's calibrated profiles (the lab lists them): an empty folder of
+    the suite's own, unless a test names another."""
+    yield from _private("QUIZCOLL_PROFILES", tmp_path_factory.mktemp("profiles"))

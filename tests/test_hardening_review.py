@@ -282,6 +282,7 @@ def test_junk_rows_are_damage_and_the_file_is_left(
         conn.execute("ALTER TABLE cards DROP COLUMN version")
         conn.execute("ALTER TABLE reviews DROP COLUMN hinted")
         conn.execute("DROP TABLE interviews")  # schema version 5
+        conn.execute("ALTER TABLE reviews DROP COLUMN given")  # schema version 6
         conn.execute(f"PRAGMA user_version = {version}")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()

@@ -23,7 +23,7 @@ from deck.interview.engine import InterviewRun, instance_seed
 from deck.interview.judge import judge
 from deck.interview.loader import load_script_text, load_scripts
 from deck.review.scheduler import Scheduler, Settings
-from deck.review.store import Store
+from deck.review.store import SCHEMA_VERSION, Store
 from quizcoll.cli.cmd_interview import plain_interview
 from quizcoll.cli.main import main
 from quizcoll.collection import load
@@ -469,10 +469,11 @@ def test_a_version_4_database_is_migrated_and_keeps_its_reviews(tmp_path: Path) 
         store.record_review("x", Rating.GOOD, state, reviewed_at=t0)
     conn = sqlite3.connect(db, isolation_level=None)
     conn.execute("DROP TABLE interviews")
+    conn.execute("ALTER TABLE reviews DROP COLUMN given")  # schema version 6
     conn.execute("PRAGMA user_version = 4")
     conn.close()
     with Store.open(db) as store:
-        assert store.schema_version == 5 and store.review_count() == 1
+        assert store.schema_version == SCHEMA_VERSION and store.review_count() == 1
         record = store.record_interview(
             {
                 "interview": "s",

@@ -1,8 +1,8 @@
 """``sim --backend gloo|nccl --sweep``: nccl-tests' table from a real run, read back by
 ``quizcoll calibrate``; sockets on loopback unless an interface is named.
 
-The real runs use gloo on CPU processes (2 ranks, and 4 ranks as 2 simulated nodes);
-the NCCL path shares the code and is refused in one line without GPUs. Skipped
+The real runs use gloo on CPU processes (2 ranks, 4 ranks as 2 simulated nodes, and 4
+ranks under two ``torchrun`` launchers, one per "node", meeting by ``env://``); the NCCL path shares the code and is refused in one line without GPUs. Skipped
 without torch (the ``test`` extra installs it).
 """
 
@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -82,6 +84,49 @@ def test_four_ranks_as_two_simulated_nodes(capsys: pytest.CaptureFixture) -> Non
     assert [r.size for r in sweep.rows] == [64, 128, 256]
     # the rows passed the parser's own check: algbw = size / time; busbw = 3/4 of it
     assert all(r.out_of_place.busbw <= r.out_of_place.algbw for r in sweep.rows)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_two_torchrun_nodes_sweep_and_calibrate(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two launchers, as on two machines (``--nnodes 2 --node_rank i``, a static env://
+    rendezvous at MASTER_ADDR): four ranks in one group; rank 0 prints the table."""
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    port = str(_free_port())
+
+    def command(node: int) -> list[str]:
+        return [
+            sys.executable, "-m", "torch.distributed.run", "--nnodes", "2",
+            "--node_rank", str(node), "--nproc_per_node", "2",
+            "--master_addr", "127.0.0.1", "--master_port", port,
+            "-m", "quizcoll", "sim", "all_reduce", "--backend", "gloo",
+            "--sweep", "8:1KiB", "--iters", "1", "--warmup", "0",
+        ]  # fmt: skip
+
+    pipe = subprocess.PIPE
+    launchers = [
+        subprocess.Popen(command(node), stdout=pipe, stderr=pipe, text=True, env=env, cwd=tmp_path)
+        for node in (0, 1)
+    ]
+    outs = [launcher.communicate(timeout=300) for launcher in launchers]
+    assert [launcher.returncode for launcher in launchers] == [0, 0], outs[0][1][-2000:]
+    assert outs[1][0] == ""  # the second node's ranks print nothing
+    sweep = parse(outs[0][0], source="torchrun")
+    assert (sweep.collective, sweep.ranks) == ("all_reduce", 4)
+    assert [r.size for r in sweep.rows] == [8 * 2**k for k in range(8)]
+    log = tmp_path / "torchrun.log"
+    log.write_text(outs[0][0])
+    monkeypatch.setenv("QUIZCOLL_PROFILES", str(tmp_path / "profiles"))
+    assert main(["calibrate", str(log), "--name", "two-nodes", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["ranks"] == 4 and len(doc["points"]) == 8
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

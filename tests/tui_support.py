@@ -38,6 +38,7 @@ def make_app(
     cards: Sequence[Path] = BASE_CARDS,
     editor: Callable[[Path, int], int] | None = None,
     config_path: Path | None = None,
+    cluster: str | None = None,
 ) -> QuizApp:
     """An app on the fixture cards (``cards``: other card files) whose clock, seeds,
     settings and time zone are fixed. ``editor`` stands in for $EDITOR; with
@@ -52,6 +53,7 @@ def make_app(
         tz=UTC,
         editor=editor,
         config_path=config_path,
+        cluster=cluster,
     )
     return QuizApp(env)
 

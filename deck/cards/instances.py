@@ -47,6 +47,22 @@ class Instance:
     option_order: tuple[int, ...] = ()
     # Parameters, facts and constants with their dimensions, for {=name|FORMAT} spans.
     facts: Mapping[str, Value] = field(default_factory=dict, compare=False, repr=False)
+    # The roles whose value the learner's setup gave (role -> value in base units): with
+    # the seed, what redraws this instance exactly (``draw(..., given=...)``).
+    given: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class Given:
+    """A value a learner's own setup gives for a parameter role (``link_latency``), in base
+    units, and how the card says where it came from (``your cluster h100x16``)."""
+
+    value: float
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.value) and self.value > 0):
+            raise DeckError(f"a given value must be a positive finite number, got {self.value!r}")
 
 
 def _factor(unit: str) -> float:
@@ -172,8 +188,21 @@ def draw_value(spec: ParamSpec, rng: random.Random, env: Mapping[str, Any]) -> t
     return value, show_value(raw, spec.unit)
 
 
+def _given_value(spec: ParamSpec, given: Given) -> tuple[Any, str]:
+    value: Any = given.value
+    if float(value).is_integer():
+        value = int(value)
+    text = show_value(_round_sig(given.value / _factor(spec.unit)), spec.unit)
+    return value, f"{text} ({given.note})" if given.note else text
+
+
 def draw(
-    card: Card, seed: int, registry: Registry | None = None, *, all_facts: bool = False
+    card: Card,
+    seed: int,
+    registry: Registry | None = None,
+    *,
+    all_facts: bool = False,
+    given: Mapping[str, Given] | None = None,
 ) -> Instance:
     """Draw the instance of ``card`` for ``seed``; with a ``registry``, also compute the
     card's facts so that its text can show them (a fault raises ``FactError``): the facts
@@ -186,16 +215,44 @@ def draw(
     needs the ``registry`` (its constraints read facts): without one, a caller would see
     another instance than every other caller for the same seed, so that is refused.
 
+    ``given`` maps parameter roles to the learner's own values (:class:`Given`): a
+    parameter with such a ``role`` takes that value instead of a drawn one; the others are
+    drawn as without it, and the instance lists the roles it used. A card whose
+    constraints no draw with the given values meets is drawn without them.
+
     This is the one function every surface draws with (``grade``, ``show``, review,
     practice, the TUI, the interview, export, the proofs)."""
     if card.constraints and registry is None:
         raise TypeError(f"card {card.id!r} has constraints: draw it with the registry")
+    used = {
+        spec.role: given[spec.role]
+        for spec in card.params
+        if given and spec.role is not None and spec.role in given
+    }
+    if used:
+        try:
+            return _draw(card, seed, registry, all_facts, used)
+        except ConstraintError:
+            pass
+    return _draw(card, seed, registry, all_facts, {})
+
+
+def _draw(
+    card: Card,
+    seed: int,
+    registry: Registry | None,
+    all_facts: bool,
+    given: Mapping[str, Given],
+) -> Instance:
     rng = random.Random(f"{card.id}:{seed}")
     for _ in range(MAX_DRAW_TRIES if card.constraints else 1):
         values: dict[str, Any] = {}
         shown: dict[str, str] = {}
         for spec in card.params:
+            # drawn even when given, so that the other parameters stay as without it
             values[spec.name], shown[spec.name] = draw_value(spec, rng, values)
+            if spec.role is not None and spec.role in given:
+                values[spec.name], shown[spec.name] = _given_value(spec, given[spec.role])
         try:
             if card.constraints:
                 # Only what the constraints read, until a draw passes them.
@@ -222,7 +279,8 @@ def draw(
     for name in card.facts():  # the card's own facts, not the hundreds of constants
         if name not in shown and name in facts:
             shown[name] = _default_text(facts[name])
-    return Instance(card.id, seed, values, shown, order, facts)
+    used = tuple((role, g.value) for role, g in given.items())
+    return Instance(card.id, seed, values, shown, order, facts, used)
 
 
 def realistic(card: Card, facts: Mapping[str, Value], registry: Registry | None) -> bool:

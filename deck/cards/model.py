@@ -75,6 +75,9 @@ class ParamSpec:
     # How a text choice reads in a question (``h100-80gb`` → ``H100 80GB``): the registry's
     # labels, attached when the card is loaded; a choice without one shows as written.
     labels: tuple[tuple[str, str], ...] = ()
+    # What the parameter stands for in a learner's own setup (``link_latency``): a session
+    # given a value for that role (:class:`deck.cards.instances.Given`) draws it instead.
+    role: str | None = None
 
     def label(self, choice: str) -> str:
         return next((text for value, text in self.labels if value == choice), choice)

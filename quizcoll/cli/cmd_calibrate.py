@@ -53,7 +53,7 @@ def _default_name(path: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from deck.base.safeio import read_text
-    from quizcoll.cli import profiles
+    from quizcoll import profiles
     from quizcoll.cli.common import emit
     from quizcoll.collectives.calibrate import CalibrationError, fit
     from quizcoll.collectives.nccl_tests_log import MAX_CHARS, LogError, parse

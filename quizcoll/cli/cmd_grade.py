@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import Any
 
-from quizcoll.cli.common import add_cards_argument, add_json_argument
+from quizcoll.cli.common import add_cards_argument, add_cluster_argument, add_json_argument
 
 EXIT_CORRECT, EXIT_WRONG, EXIT_INVALID = 0, 1, 2
 MAX_SEED = 2**63 - 1
@@ -24,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="which instance (default 0)")
     parser.add_argument("--answer", required=True, metavar="TEXT", help="the answer to grade")
     add_cards_argument(parser)
+    add_cluster_argument(parser)
     add_json_argument(parser)
 
 
@@ -31,14 +32,15 @@ def run(args: argparse.Namespace) -> int:
     from deck.answers.checking import check_answer
     from deck.cards.instances import draw
     from deck.cards.model import CardType
-    from quizcoll.cli.common import UsageError, find_card, print_json
+    from quizcoll.cli.common import UsageError, cluster_given, find_card, print_json
 
     if not 0 <= args.seed <= MAX_SEED:
         raise UsageError(f"--seed must be between 0 and {MAX_SEED}, got {args.seed}")
     card, registry = find_card(args.card_id, args.cards)
     if card.type is CardType.BASIC:
         raise UsageError(f"card {card.id!r} is self-graded (basic): there is nothing to grade")
-    verdict = check_answer(card, draw(card, args.seed, registry), args.answer, registry)
+    instance = draw(card, args.seed, registry, given=cluster_given(args))
+    verdict = check_answer(card, instance, args.answer, registry)
     outcome = "invalid" if verdict.invalid else "correct" if verdict.correct else "wrong"
     document: dict[str, Any] = {
         "card": card.id,

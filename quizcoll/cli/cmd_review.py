@@ -17,14 +17,20 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, TextIO
 
-from quizcoll.cli.common import add_cards_argument, add_db_argument, number_flag
+from quizcoll.cli.common import (
+    add_cards_argument,
+    add_cluster_argument,
+    add_db_argument,
+    cluster_given,
+    number_flag,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from datetime import datetime
 
     from deck.answers.checking import Verdict
-    from deck.cards.instances import Instance
+    from deck.cards.instances import Given, Instance
     from deck.cards.model import Card, Rating
     from deck.cards.registry import Registry
     from deck.review.scheduler import Config
@@ -52,6 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tag", metavar="T", help="practice only cards with this tag")
     add_cards_argument(parser)
     add_db_argument(parser)
+    add_cluster_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,7 +85,9 @@ def run(args: argparse.Namespace) -> int:
             review=True,
             deck=args.deck,
             practice=args.practice,
+            cluster=args.cluster,
         )
+    given = cluster_given(args)
     config = load_config()
     collection, registry = load(args.cards)
     if collection.problems:
@@ -109,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
             limit=args.limit,
             practice=args.practice,
             tag=args.tag,
+            given=given,
         )
 
 
@@ -245,8 +255,10 @@ def plain_session(
     limit: int | None = None,
     practice: bool = False,
     tag: str | None = None,
+    given: Mapping[str, Given] | None = None,
 ) -> int:
-    """Run the line-mode review; returns the exit code (0: ended normally or at end of input)."""
+    """Run the line-mode review; returns the exit code (0: ended normally or at end of input).
+    ``given``: a calibrated cluster's values for the cards' link roles (``--cluster``)."""
     import secrets
     import time
 
@@ -290,7 +302,7 @@ def plain_session(
             settings = config.for_deck(card.deck)
             scheduler = Scheduler(settings)
             seed = secrets.randbits(31)
-            instance = draw(card, seed, registry)
+            instance = draw(card, seed, registry, given=given)
             say()
             say(f"[{saved + 1}] {card.id} · {card.deck} · {entry.kind.value}")
             say(render_front(card, instance).strip())
@@ -370,6 +382,7 @@ def plain_session(
                         leech_threshold=settings.leech_threshold,
                         hinted=hinted,
                         expected_version=version,  # compare-and-swap: see StaleState
+                        given=instance.given,
                     )
                     break
                 except StaleState as stale:

@@ -12,6 +12,7 @@ import argparse
 from quizcoll.cli.common import (
     MAX_SEED,
     add_cards_argument,
+    add_cluster_argument,
     add_db_argument,
     add_json_argument,
     number_flag,
@@ -34,6 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_cards_argument(parser)
     add_db_argument(parser)
+    add_cluster_argument(parser)
     add_json_argument(parser)
 
 
@@ -57,13 +59,17 @@ def _stored_review(args: argparse.Namespace) -> object:
 
 def run(args: argparse.Namespace) -> int:
     from deck.answers.checking import solve
-    from deck.cards.instances import draw, render_front, render_options, render_text
-    from quizcoll.cli.common import find_card, print_json
+    from deck.cards.instances import Given, draw, render_front, render_options, render_text
+    from quizcoll.cli.common import cluster_given, find_card, print_json
 
     card, registry = find_card(args.card_id, args.cards)
     review = _stored_review(args) if args.review is not None else None
     seed = review.seed if review is not None and review.seed is not None else args.seed
-    inst = draw(card, seed, registry)
+    given = cluster_given(args)
+    if review is not None and review.given:
+        # asked with a cluster's values: the same values again (whatever --cluster says)
+        given = {role: Given(value, "as reviewed") for role, value in review.given}
+    inst = draw(card, seed, registry, given=given)
     sol = solve(card, inst, registry)
     front = render_front(card, inst)
     options = render_options(card, inst)
@@ -75,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
                 "type": card.type.value,
                 "tags": list(card.tags),
                 "seed": seed,
+                "given_values": dict(inst.given),
                 "review": review.to_dict() if review is not None else None,
                 "front": front,
                 "options": options,

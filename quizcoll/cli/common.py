@@ -115,6 +115,25 @@ def add_cards_argument(parser: Any) -> None:
     )
 
 
+def add_cluster_argument(parser: Any) -> None:
+    parser.add_argument(
+        "--cluster",
+        metavar="NAME",
+        help="draw the cards' link latency and bandwidth from this calibrated profile "
+        "(quizcoll calibrate LOG --name NAME) instead of the card's choices",
+    )
+
+
+def cluster_given(args: Any) -> dict[str, Any]:
+    """The card roles ``--cluster NAME`` fills ({} without the flag); a one-line error
+    for a name with no profile."""
+    if getattr(args, "cluster", None) is None:
+        return {}
+    from quizcoll import profiles
+
+    return profiles.given(profiles.require(args.cluster))
+
+
 def add_json_argument(parser: Any) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 

@@ -99,7 +99,7 @@ def _apply_profile(args: argparse.Namespace) -> None:
     measured run; ``--latency``/``--bandwidth`` still override."""
     if not args.gpu or args.gpu.strip().lower() in GPUS:
         return
-    from quizcoll.cli import profiles
+    from quizcoll import profiles
 
     profile = profiles.load(args.gpu.strip())
     if profile is None:
@@ -108,11 +108,11 @@ def _apply_profile(args: argparse.Namespace) -> None:
             f"--gpu {args.gpu!r} is neither a GPU ({', '.join(GPUS)}) nor a profile in "
             f"{where} (make one with: quizcoll calibrate LOG --name NAME)"
         )
-    steps = profiles.ring_steps(profile.collective, profile.ranks)
+    measured = profiles.link(profile)
     if args.latency is None:
-        args.latency = profile.line.alpha_s / steps
+        args.latency = measured.latency_s
     if args.bandwidth is None:
-        args.bandwidth = profile.line.busbw
+        args.bandwidth = measured.bandwidth
     args.gpu = None
     args.profile = profile.name
 

@@ -463,10 +463,24 @@ def run_app(
     review: bool = False,
     deck: str | None = None,
     practice: bool = False,
+    cluster: str | None = None,
 ) -> int:
     """Run the app on ``cards`` (None: the built-in collection) with the database ``db_path``;
-    with ``review``, open straight into a review (or practice) session of ``deck``."""
-    app = QuizApp(AppEnv(db_path=Path(db_path), cards=list(cards) if cards else None))
+    with ``review``, open straight into a review (or practice) session of ``deck``; with
+    ``cluster``, the cards' link draws and the lab use that calibrated profile."""
+    given = {}
+    if cluster is not None:
+        from quizcoll import profiles
+
+        given = profiles.given(profiles.require(cluster))
+    app = QuizApp(
+        AppEnv(
+            db_path=Path(db_path),
+            cards=list(cards) if cards else None,
+            cluster=cluster,
+            given=given,
+        )
+    )
     if review:
         app.start_review = (deck, practice)
     app.run()

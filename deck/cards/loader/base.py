@@ -44,7 +44,7 @@ TYPE_KEYS: dict[CardType, tuple[str, ...]] = {
     CardType.FORMULA: ("answer", "variables"),
 }
 ALL_CARD_KEYS = tuple(dict.fromkeys(COMMON_KEYS + sum(TYPE_KEYS.values(), ())))
-PARAM_KEYS = ("choices", "range", "step", "log", "pow2", "unit", "formula", "integer")
+PARAM_KEYS = ("choices", "range", "step", "log", "pow2", "unit", "formula", "integer", "role")
 ANSWER_KEYS = (
     "run",
     "args",

@@ -3,6 +3,7 @@ grids, units and formulas, with every problem located."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -51,6 +52,37 @@ class _ParamsMixin(_Base):
         return tuple(out)
 
     def param(
+        self, key: object, spec: Any, pos: Pos, key_pos: Pos | None, prefix: str, known: set[str]
+    ) -> ParamSpec | None:
+        drawn = self._param(key, spec, pos, key_pos, prefix, known)
+        if drawn is None or not isinstance(spec, LMap) or "role" not in spec:
+            return drawn
+        role = self.role(spec, f"{prefix}.{drawn.name}.role", drawn)
+        return None if role is None else dataclasses.replace(drawn, role=role)
+
+    def role(self, spec: LMap, field: str, drawn: ParamSpec) -> str | None:
+        """``role: NAME``: what a drawn value stands for in a learner's setup. Only a
+        drawn number of a physical unit can take one (a given value is in base units)."""
+        role = self.text(spec, "role", field)
+        if role is None:
+            return None
+        if not NAME_PATTERN.match(role):
+            self.report(
+                spec.where("role"),
+                field,
+                "a role must be a letter or '_' followed by letters, digits or '_'",
+            )
+            return None
+        if drawn.formula is not None or units.unit_dim(drawn.unit) is None:
+            self.report(
+                spec.where("role"),
+                field,
+                "only a drawn number with a physical unit (us, GB/s, MiB…) can take a role",
+            )
+            return None
+        return role
+
+    def _param(
         self, key: object, spec: Any, pos: Pos, key_pos: Pos | None, prefix: str, known: set[str]
     ) -> ParamSpec | None:
         if not isinstance(key, str):  # YAML reads 1:, null:, true: as a number, null, boolean

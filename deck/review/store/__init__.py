@@ -334,8 +334,8 @@ class Store(Maintenance, InterviewsMixin):
     def _insert_review(self, db: sqlite3.Connection, review: Review) -> bool:
         cur = db.execute(
             "INSERT OR IGNORE INTO reviews (uid, card_id, deck, reviewed_at, rating, duration_ms, "
-            "answer, correct, seed, practice, phase_before, before, after, hinted) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "answer, correct, seed, practice, phase_before, before, after, hinted, given) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 review.uid,
                 review.card_id,
@@ -351,6 +351,7 @@ class Store(Maintenance, InterviewsMixin):
                 json.dumps(review.before.to_dict()),
                 json.dumps(review.after.to_dict()),
                 int(review.hinted),
+                json.dumps(dict(review.given)) if review.given else None,
             ),
         )
         return cur.rowcount == 1
@@ -371,6 +372,7 @@ class Store(Maintenance, InterviewsMixin):
         leech_threshold: int = 8,
         hinted: bool = False,
         expected_version: int | None = None,
+        given: tuple[tuple[str, float], ...] = (),
     ) -> Review:
         """Store one review and the card's new state in one committed transaction.
 
@@ -418,6 +420,7 @@ class Store(Maintenance, InterviewsMixin):
                 seed=seed,
                 practice=practice,
                 hinted=hinted,
+                given=tuple(sorted(given)),
             )
             # a practised card never seen keeps having no record
             written = (practice and not self._exists(db, card_id)) or self._put(

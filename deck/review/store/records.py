@@ -62,6 +62,8 @@ class UndoError(StoreError):
 
 _CARD_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")  # the card format's id rule
 _UID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_ROLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")  # a card parameter role (role: in params)
+MAX_GIVEN = 16
 MAX_NAME_CHARS = 200  # a card id or a deck name
 MAX_ANSWER_TEXT = 10_000  # a stored answer (typed answers are capped at 1,000)
 MAX_DURATION_MS = 2**31 - 1  # about 24 days
@@ -96,6 +98,24 @@ def _text(value: Any, what: str, limit: int) -> str:
 
 def _optional_text(value: Any, what: str, limit: int) -> str | None:
     return None if value is None else _text(value, what, limit)
+
+
+def _given(value: Any) -> tuple[tuple[str, float], ...]:
+    """A review's ``given`` values: at most :data:`MAX_GIVEN` roles, each a name and a
+    positive finite number (base units)."""
+    if value is None:
+        return ()
+    _mapping(value, "given")
+    if len(value) > MAX_GIVEN:
+        raise ValueError(f"given holds {len(value)} values; at most {MAX_GIVEN}")
+    out = []
+    for role, number in value.items():
+        if not isinstance(role, str) or not _ROLE.match(role):
+            raise ValueError(f"given: {str(role)[:40]!r} is not a role name")
+        out.append((role, float(check_number(number, f"given.{role}", low=0, high=1e30))))
+        if out[-1][1] <= 0:
+            raise ValueError(f"given.{role} must be above 0")
+    return tuple(sorted(out))
 
 
 def _card_id(value: Any) -> str:
@@ -209,10 +229,15 @@ class Review:
     practice: bool = False  # cram review: logged, schedule unchanged
     id: int | None = None  # local row id, in commit order
     hinted: bool = False  # the card's hint was shown before answering
+    # The values the learner's setup gave the instance (role -> base units; with the seed,
+    # what redraws it: deck.cards.instances.draw(given=...)); () for the seed alone.
+    given: tuple[tuple[str, float], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form without the local row id (which is not portable)."""
-        return {
+        """JSON form without the local row id (which is not portable); ``given`` only when
+        the instance had such values."""
+        extra = {"given": dict(self.given)} if self.given else {}
+        return extra | {
             "uid": self.uid,
             "card_id": self.card_id,
             "deck": self.deck,
@@ -254,6 +279,7 @@ class Review:
             seed=_optional_int(data.get("seed"), "seed", MAX_SQL_INT),
             practice=_flag(data.get("practice", False), "practice"),
             hinted=_flag(data.get("hinted", False), "hinted"),
+            given=_given(data.get("given")),
         )
 
 

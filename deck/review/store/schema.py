@@ -27,7 +27,7 @@ from deck.review.store.records import (
 from deck.units import check_number
 
 APPLICATION_ID = 0x51434F4C  # "QCOL", in the SQLite header at offset 68
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 BUSY_TIMEOUT_S = 30.0
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -92,6 +92,9 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         )""",
         "CREATE INDEX interviews_by_time ON interviews (started_at)",
     ),
+    # version 6: the values a learner's setup gave the instance (JSON role -> value, e.g. a
+    # calibrated cluster's link latency); NULL for an instance drawn from its seed alone
+    6: ("ALTER TABLE reviews ADD COLUMN given TEXT",),
 }
 
 
@@ -314,11 +317,18 @@ def _row_to_review(row: sqlite3.Row, path: Path) -> Review:
                 "practice": row["practice"],
                 # rows are checked before migrating: an older file has no hinted column
                 "hinted": row["hinted"] if "hinted" in row.keys() else 0,  # noqa: SIM118 (a Row tests values with in)
+                "given": _given_column(row),
                 "before": json.loads(row["before"]),
                 "after": json.loads(row["after"]),
             }
         )
         return replace(review, id=row["id"])
+
+
+def _given_column(row: sqlite3.Row) -> dict[str, Any] | None:
+    """The ``given`` column as JSON (absent before schema version 6)."""
+    text = row["given"] if "given" in row.keys() else None  # noqa: SIM118 (a Row tests values with in)
+    return None if text is None else json.loads(text)
 
 
 @contextlib.contextmanager

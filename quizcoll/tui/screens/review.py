@@ -206,6 +206,7 @@ class ReviewScreen(QuizScreen):
             practice=self.practice,
             tag=self.tag,
             tz=quiz.env.tz,
+            given=quiz.env.given,
         )
         session = self.session
 

@@ -4,7 +4,11 @@ The nodes field is enabled for the hierarchical all-reduce: the ranks are spread
 that many nodes (NVLink inside a node, InfiniBand between nodes).
 
 A review opens the lab with a ``preset`` (its card's collective, algorithm, ranks and
-size); the preset's dtype, root and link, which have no control here, stay with every run.
+size); the preset's dtype and root, which have no control here, stay with every run. The
+link control offers the presets (NVLink, InfiniBand), the card's own α and B when it has
+them, and every calibrated profile ("your cluster NAME", :mod:`quizcoll.profiles`): its
+measured latency per ring step and bus bandwidth. ``quizcoll --cluster NAME`` opens the
+lab on that profile.
 
 The run happens in a worker. The step view shows every rank's blocks and the transfers
 of the step; below it, the bytes on the wire, busbw and algbw, and the modelled time of
@@ -29,7 +33,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from deck import units
+from quizcoll import profiles
 from quizcoll.collectives import CollectiveError, algorithms, get_collective
+from quizcoll.collectives.cost import PRESETS
 from quizcoll.tui.screens.base import QuizScreen
 from quizcoll.tui.services.lab import (
     COLLECTIVES,
@@ -47,6 +53,29 @@ from quizcoll.tui.widgets.step_view import StepView
 
 def _seconds(s: float) -> str:
     return units.format_seconds(s, 2)
+
+
+CARD_LINK = "card"  # the link control's value for the card's own α and B
+CLUSTER = "cluster:"  # … and the prefix of a calibrated profile's
+
+
+def link_choices(preset: LabRequest, cluster: str | None) -> tuple[list[tuple[str, str]], str]:
+    """The link control's (label, value) options and the one selected: the presets, the
+    card's α and B if it has them (selected), and the profiles on disk (``cluster``
+    selected when the card brings no link of its own)."""
+    options = [(name, name) for name in PRESETS]
+    own = preset.latency is not None or preset.bandwidth is not None
+    if own:
+        options.insert(0, ("card's α, B", CARD_LINK))
+    names = list(profiles.names())
+    if cluster is not None and cluster not in names:
+        names.insert(0, cluster)
+    options += [(f"{n} (yours)", CLUSTER + n) for n in names]  # the name first: it fits
+    if own:
+        return options, CARD_LINK
+    if cluster is not None:
+        return options, CLUSTER + cluster
+    return options, preset.link if preset.link in PRESETS else options[0][1]
 
 
 def size_text(n: int) -> str:
@@ -136,7 +165,13 @@ class SimLabScreen(QuizScreen):
                     id="lab-op",
                     disabled=not get_collective(default.collective).reduces,
                 ),
-                "mid",
+                "narrow",
+            )
+            options, chosen = link_choices(self.preset, self.quiz.env.cluster)
+            yield _field(
+                "link",
+                Select(options, value=chosen, allow_blank=False, compact=True, id="lab-link"),
+                "narrow",
             )
             yield Button("Run", id="lab-run", variant="primary", compact=True)
         yield Static("", id="lab-status")
@@ -206,7 +241,7 @@ class SimLabScreen(QuizScreen):
                 )
         root = self.preset.root if self.preset.root < ranks else 0
         return replace(
-            self.preset,
+            self._link(),
             collective=str(self.query_one("#lab-collective", Select).value),
             algorithm=algorithm,
             ranks=ranks,
@@ -215,6 +250,25 @@ class SimLabScreen(QuizScreen):
             nodes=nodes,
             root=root,
         )
+
+    def _link(self) -> LabRequest:
+        """The preset with the link the control names (raises ValueError for a profile
+        that cannot be read)."""
+        value = str(self.query_one("#lab-link", Select).value)
+        if value == CARD_LINK:
+            return self.preset
+        if value.startswith(CLUSTER):
+            try:
+                measured = profiles.link(profiles.require(value.removeprefix(CLUSTER), "link"))
+            except profiles.ProfileError as exc:
+                raise ValueError(str(exc)) from None
+            return replace(
+                self.preset,
+                latency=measured.latency_s,
+                bandwidth=measured.bandwidth,
+                link_note=measured.label,
+            )
+        return replace(self.preset, link=value, latency=None, bandwidth=None, link_note=None)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

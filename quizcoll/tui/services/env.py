@@ -6,12 +6,16 @@ deterministic; :func:`default_env` gives the real ones.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from deck.review.scheduler import Config
+
+if TYPE_CHECKING:
+    from deck.cards.instances import Given
 
 Clock = Callable[[], datetime]
 SeedSource = Callable[[], int]
@@ -43,6 +47,10 @@ class AppEnv:
     # Where settings (and the theme) are saved; None: the user's config.toml. Tests pass
     # a temporary file, or leave ``config`` set so that nothing is read or written.
     config_path: Path | None = None
+    # A calibrated cluster (``quizcoll --cluster NAME``): its link values for the cards'
+    # link roles in reviews, and its name for the simulation lab's link choice.
+    cluster: str | None = None
+    given: Mapping[str, Given] = field(default_factory=dict)
 
 
 def fixed_seeds(*seeds: int) -> SeedSource:

@@ -70,6 +70,8 @@ class LabRequest:
     # A card's own link (α in seconds, B in bytes/s) in place of the preset's values.
     latency: float | None = None
     bandwidth: float | None = None
+    # Where α and B came from when not the card ("your cluster NAME": a calibrated profile).
+    link_note: str | None = None
 
     def link_model(self) -> LinkModel:
         """The flat (or intra-node) link: the preset, with the card's α and B if given."""
@@ -80,9 +82,10 @@ class LabRequest:
         if self.latency is None and self.bandwidth is None:
             return self.link
         model = self.link_model()
-        return (
+        text = (
             f"α {units.format_seconds(model.latency_s, 3)}, B {units.format_rate(model.bandwidth)}"
         )
+        return f"{self.link_note}: {text}" if self.link_note else text
 
     @property
     def gpus_per_node(self) -> int | None:

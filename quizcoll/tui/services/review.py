@@ -7,13 +7,13 @@ pure steps (drawing an instance, checking an answer) in a worker thread.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 
 from deck.answers.checking import Solution, Verdict, check_answer, give_up, reveal, solve
 from deck.base.typed import answer_text
-from deck.cards.instances import Instance, draw, render_front, render_options, render_text
+from deck.cards.instances import Given, Instance, draw, render_front, render_options, render_text
 from deck.cards.model import Card, CardType, Rating
 from deck.cards.registry import Registry
 from deck.review.anki import leech_alert
@@ -143,8 +143,11 @@ class ReviewSession:
         practice: bool = False,
         tag: str | None = None,
         tz: tzinfo | None = None,
+        given: Mapping[str, Given] | None = None,
     ) -> None:
         self.cards = list(cards)
+        # a calibrated cluster's link values for the cards' link roles (quizcoll --cluster)
+        self.given = dict(given or {})
         self.registry = registry
         self.config = config
         self.clock = clock
@@ -207,7 +210,9 @@ class ReviewSession:
                 if record is not None and (record.suspended or record.is_buried(now)):
                     continue
                 entry = replace(entry, state=store.state(entry.card.id))
-            self.current = Presented(entry, draw(entry.card, self.seeds(), self.registry), now)
+            self.current = Presented(
+                entry, draw(entry.card, self.seeds(), self.registry, given=self.given), now
+            )
             return self.current
 
     def preview(self, store: Store) -> dict[Rating, str]:
@@ -247,6 +252,7 @@ class ReviewSession:
                     leech_threshold=self.config.for_deck(p.card.deck).leech_threshold,
                     hinted=p.hinted,
                     expected_version=p.version,
+                    given=p.instance.given,
                 )
                 break
             except StaleState:
@@ -336,7 +342,9 @@ class ReviewSession:
         if p is None or p.card.id != card.id:
             return p
         self.current = Presented(
-            replace(p.entry, card=card), draw(card, p.instance.seed, self.registry), p.shown_at
+            replace(p.entry, card=card),
+            draw(card, p.instance.seed, self.registry, given=self.given),
+            p.shown_at,
         )
         return self.current
 
