@@ -287,6 +287,8 @@ async def test_the_app_started_on_a_cluster_opens_the_lab_on_it(
     cluster: str, tmp_path: Path
 ) -> None:
     async with make_app(tmp_path / "r.db", cluster=cluster).run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        assert f"your cluster {cluster}" in plain(pilot.app.screen.query_one("#today", Static))
         screen = await _lab(pilot)
         assert screen.query_one("#lab-link", Select).value == f"cluster:{cluster}"
 

@@ -157,6 +157,9 @@ class HomeScreen(QuizScreen):
         today.append(f"{s.streak_days} day{'s' if s.streak_days != 1 else ''}", style="bold")
         if s.retention is not None:
             today.append(f" · retention {s.retention:.0%}")
+        if self.quiz.env.cluster is not None:  # quizcoll --cluster NAME: say it is in use
+            today.append("\nThe cards' link α and B, and the lab's link: ", style="dim")
+            today.append(f"your cluster {self.quiz.env.cluster}", style="bold")
         self.query_one("#today", Static).update(today)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
