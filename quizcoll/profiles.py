@@ -146,11 +146,12 @@ def link(profile: Profile) -> Link:
 def given(profile: Profile) -> dict[str, Given]:
     """The card roles a profile fills: ``link_latency`` and ``link_bandwidth``."""
     from deck.cards.instances import Given
+    from deck.units import Dim
 
     ln = link(profile)
     return {
-        LINK_LATENCY: Given(ln.latency_s, ln.label),
-        LINK_BANDWIDTH: Given(ln.bandwidth, ln.label),
+        LINK_LATENCY: Given(ln.latency_s, Dim.SECONDS, ln.label),
+        LINK_BANDWIDTH: Given(ln.bandwidth, Dim.RATE, ln.label),
     }
 
 

@@ -25,6 +25,7 @@ from deck.cards.instances import Given, draw
 from deck.cards.loader import load_text
 from deck.review.store import Store
 from deck.review.store.records import Review
+from deck.units import Dim
 from quizcoll.cli.main import main
 from quizcoll.tui.screens.sim_lab import SimLabScreen
 
@@ -82,7 +83,7 @@ def _card(text: str = CARDS):
 def test_a_given_value_takes_the_role_and_the_rest_draws_as_before() -> None:
     card = _card()
     plain_draw = draw(card, 11)
-    ours = draw(card, 11, given={"link_latency": Given(3.5e-6, "your cluster x")})
+    ours = draw(card, 11, given={"link_latency": Given(3.5e-6, Dim.SECONDS, "your cluster x")})
     assert ours.values["S"] == plain_draw.values["S"]
     assert ours.values["b"] == plain_draw.values["b"]
     assert ours.values["a"] == 3.5e-6
@@ -90,7 +91,7 @@ def test_a_given_value_takes_the_role_and_the_rest_draws_as_before() -> None:
     assert ours.given == (("link_latency", 3.5e-6),)
     assert plain_draw.given == ()
     # a role the card does not have changes nothing
-    assert draw(card, 11, given={"other": Given(1.0)}) == plain_draw
+    assert draw(card, 11, given={"other": Given(1.0, Dim.COUNT)}) == plain_draw
 
 
 @pytest.mark.parametrize(
@@ -113,7 +114,7 @@ def test_a_bad_role_is_one_located_problem(spec: str, message: str) -> None:
 @pytest.mark.parametrize("value", [0.0, -1.0, float("nan"), float("inf")])
 def test_a_given_value_must_be_positive_and_finite(value: float) -> None:
     with pytest.raises(DeckError):
-        Given(value)
+        Given(value, Dim.SECONDS)
 
 
 def _stored(tmp_path: Path, given: tuple[tuple[str, float], ...] = ()) -> Review:
@@ -302,7 +303,7 @@ def test_a_tui_review_session_draws_and_stores_the_given_values(tmp_path: Path) 
     from quizcoll.tui.services.review import ReviewSession
 
     now = datetime(2026, 1, 1, tzinfo=UTC)
-    given = {"link_bandwidth": Given(3.4e11, "your cluster x")}
+    given = {"link_bandwidth": Given(3.4e11, Dim.RATE, "your cluster x")}
     with Store.open(tmp_path / "r.db") as store:
         session = ReviewSession(
             [_card()], None, Config(default=Settings(fuzz=False)), lambda: now, fixed_seeds(5),
@@ -338,3 +339,34 @@ def test_any_json_as_given_parses_or_is_refused_cleanly(junk: object) -> None:
         return
     assert len(values) <= 16
     assert all(math.isfinite(v) and v > 0 for _, v in values)
+
+
+def test_every_built_in_card_with_a_role_takes_a_clusters_values() -> None:
+    """Each link role of the collection, given a cluster's values, is used and shown in
+    the parameter's own unit, and the card still solves (its answer runs on them)."""
+    from deck.answers.checking import solve
+    from quizcoll import profiles
+    from quizcoll.collection import load
+
+    collection, registry = load(None)
+    given = {
+        profiles.LINK_LATENCY: Given(3.3e-6, Dim.SECONDS, "your cluster t"),
+        profiles.LINK_BANDWIDTH: Given(4.2e10, Dim.RATE, "your cluster t"),
+    }
+    with_roles = [c for c in collection.cards if any(s.role for s in c.params)]
+    assert len(with_roles) >= 7
+    for card in with_roles:
+        roles = {s.role for s in card.params if s.role}
+        assert roles <= set(given), (card.id, roles)
+        inst = draw(card, 1, registry, given=given)
+        assert {role for role, _ in inst.given} == roles, card.id
+        for spec in card.params:
+            if spec.role:
+                assert inst.values[spec.name] == given[spec.role].value
+                assert inst.shown[spec.name].endswith("(your cluster t)")
+        assert solve(card, inst, registry).value is not None, card.id
+
+
+def test_a_role_given_in_another_dimension_is_a_clear_error() -> None:
+    with pytest.raises(DeckError, match="role 'link_latency', whose values are bytes/s"):
+        draw(_card(), 1, given={"link_latency": Given(1e9, Dim.RATE)})

@@ -54,10 +54,11 @@ class Instance:
 
 @dataclass(frozen=True)
 class Given:
-    """A value a learner's own setup gives for a parameter role (``link_latency``), in base
-    units, and how the card says where it came from (``your cluster h100x16``)."""
+    """A value a learner's own setup gives for a parameter role (``link_latency``), in the
+    base unit of ``dim``, and how the card says where it came from (``your cluster x``)."""
 
     value: float
+    dim: units.Dim
     note: str = ""
 
     def __post_init__(self) -> None:
@@ -188,7 +189,26 @@ def draw_value(spec: ParamSpec, rng: random.Random, env: Mapping[str, Any]) -> t
     return value, show_value(raw, spec.unit)
 
 
-def _given_value(spec: ParamSpec, given: Given) -> tuple[Any, str]:
+def stored_given(
+    card: Card, values: Sequence[tuple[str, float]], note: str = "as reviewed"
+) -> dict[str, Given]:
+    """The :class:`Given` values an instance was drawn with (``Instance.given``, as a review
+    stores them), to draw it again: each role in the dimension of the card's parameter."""
+    dims = {s.role: units.unit_dim(s.unit) for s in card.params if s.role is not None}
+    return {
+        role: Given(value, dim, note)
+        for role, value in values
+        if (dim := dims.get(role)) is not None
+    }
+
+
+def _given_value(card: Card, spec: ParamSpec, given: Given) -> tuple[Any, str]:
+    if units.unit_dim(spec.unit) is not given.dim:
+        # a card written against the role's meaning: said, never shown in the wrong unit
+        raise DeckError(
+            f"card {card.id!r}: params.{spec.name} ({spec.unit}) has role {spec.role!r}, "
+            f"whose values are {given.dim.value}"
+        )
     value: Any = given.value
     if float(value).is_integer():
         value = int(value)
@@ -252,7 +272,7 @@ def _draw(
             # drawn even when given, so that the other parameters stay as without it
             values[spec.name], shown[spec.name] = draw_value(spec, rng, values)
             if spec.role is not None and spec.role in given:
-                values[spec.name], shown[spec.name] = _given_value(spec, given[spec.role])
+                values[spec.name], shown[spec.name] = _given_value(card, spec, given[spec.role])
         try:
             if card.constraints:
                 # Only what the constraints read, until a draw passes them.

@@ -59,7 +59,13 @@ def _stored_review(args: argparse.Namespace) -> object:
 
 def run(args: argparse.Namespace) -> int:
     from deck.answers.checking import solve
-    from deck.cards.instances import Given, draw, render_front, render_options, render_text
+    from deck.cards.instances import (
+        draw,
+        render_front,
+        render_options,
+        render_text,
+        stored_given,
+    )
     from quizcoll.cli.common import cluster_given, find_card, print_json
 
     card, registry = find_card(args.card_id, args.cards)
@@ -68,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     given = cluster_given(args)
     if review is not None and review.given:
         # asked with a cluster's values: the same values again (whatever --cluster says)
-        given = {role: Given(value, "as reviewed") for role, value in review.given}
+        given = stored_given(card, review.given)
     inst = draw(card, seed, registry, given=given)
     sol = solve(card, inst, registry)
     front = render_front(card, inst)

@@ -66,6 +66,9 @@ class _ParamsMixin(_Base):
         role = self.text(spec, "role", field)
         if role is None:
             return None
+        if not field.startswith("params."):
+            self.report(spec.where("role"), field, "a role is for a card's params, not a sweep")
+            return None
         if not NAME_PATTERN.match(role):
             self.report(
                 spec.where("role"),
