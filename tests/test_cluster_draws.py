@@ -370,3 +370,11 @@ def test_every_built_in_card_with_a_role_takes_a_clusters_values() -> None:
 def test_a_role_given_in_another_dimension_is_a_clear_error() -> None:
     with pytest.raises(DeckError, match="role 'link_latency', whose values are bytes/s"):
         draw(_card(), 1, given={"link_latency": Given(1e9, Dim.RATE)})
+
+
+def test_paths_lists_the_clusters(cluster: str, capsys: pytest.CaptureFixture) -> None:
+    assert main(["paths", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["profile_names"] == [cluster] and doc["profiles"].endswith("profiles")
+    assert main(["paths"]) == 0
+    assert f"quizcoll --cluster {cluster}" in capsys.readouterr().out

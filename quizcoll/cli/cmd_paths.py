@@ -1,5 +1,5 @@
 """Where quizcoll keeps things: the review database, the settings file, the built-in cards,
-and your own card folder with the card files in it."""
+your own card folder with the card files in it, and your calibrated cluster profiles."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from deck.cards.loader import card_files
     from deck.review.scheduler import config_path
+    from quizcoll import profiles
     from quizcoll.cli.common import builtin_cards_dir, default_db_path, emit, user_cards_dir
 
     db = args.db or default_db_path()
@@ -23,6 +24,8 @@ def run(args: argparse.Namespace) -> int:
     builtin = builtin_cards_dir()
     user = user_cards_dir()
     user_files = card_files([user]) if user.is_dir() else []
+    folder = profiles.profiles_dir()
+    clusters = profiles.names()
     document = {
         "database": str(db),
         "database_exists": db.is_file(),
@@ -33,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
         "user_cards": str(user),
         "user_cards_exists": user.is_dir(),
         "user_files": [str(f) for f in user_files],
+        "profiles": str(folder),
+        "profile_names": list(clusters),
     }
 
     def state(exists: bool) -> str:
@@ -47,4 +52,8 @@ def run(args: argparse.Namespace) -> int:
     ]
     if not user.is_dir():
         lines.append("  `quizcoll new DECK` starts a card file there")
+    lines.append(f"your clusters    {folder}{state(folder.is_dir())}")
+    lines += [f"  {n}  (quizcoll --cluster {n})" for n in clusters]
+    if not clusters:
+        lines.append("  `quizcoll calibrate LOG --name NAME` saves one there")
     return emit(args, document, "\n".join(lines))
