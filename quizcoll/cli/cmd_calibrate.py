@@ -99,6 +99,7 @@ def _text(p: Profile, path: Path | None) -> str:
     else:
         lines.append(
             f"saved profile {p.name!r} to {path}; use it with: quizcoll sim all_reduce "
-            f"--gpu {p.name} --ranks N --size S"
+            f"--gpu {p.name} --ranks N --size S, and in the cards and the lab: "
+            f"quizcoll --cluster {p.name}"
         )
     return "\n".join(lines)
